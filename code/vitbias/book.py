@@ -1,0 +1,88 @@
+"""Numbers into prose: glue with a declared tolerance, and the build record.
+
+Every number a reader sees in the prose goes through :func:`glue`. It stores
+the value in the executed notebook (through ``myst_nb.glue``) together with
+the tolerance the drift check applies to it:
+
+- exact math: the default, 1e-9 relative;
+- a Monte Carlo estimate or a trained accuracy: a band, given as ``rel`` or
+  ``abs`` by the cell that computes it, next to the reason for its size.
+
+Values are plain Python ``int``, ``float`` or ``str``: NumPy scalars are
+converted here, because NumPy 2 scalars print as ``np.float64(...)`` and break
+both format specifications and notebook comparisons.
+"""
+
+from __future__ import annotations
+
+import numbers
+import platform
+
+import numpy as np
+
+EXACT = 1e-9
+TOLERANCE_SUFFIX = ".tol"
+
+
+def plain(value):
+    """``value`` as a plain Python int, float or str, else ``ValueError``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"glue a number or a string, not a boolean ({value!r})")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if not np.isfinite(value):
+            raise ValueError(f"refusing to glue a non-finite number ({value!r})")
+        return value
+    if isinstance(value, np.ndarray) and value.shape == ():
+        return plain(value.item())
+    raise ValueError(
+        f"glue takes an int, a float or a str; got {type(value).__name__}"
+    )
+
+
+def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0):
+    """Glue ``value`` under ``name`` for ``{glue:text}`` and the drift check.
+
+    ``rel`` and ``abs`` declare how far a rebuild may move the value before
+    the drift check fails: it passes when
+    ``|found - expected| <= abs + rel * |expected|``. Strings must match
+    exactly. Returns the plain value, so a cell can reuse it.
+    """
+    from myst_nb import glue as _myst_glue
+
+    if not name or any(ch.isspace() for ch in name) or name.endswith(TOLERANCE_SUFFIX):
+        raise ValueError(f"invalid glue name {name!r}")
+    if rel < 0 or abs < 0:
+        raise ValueError(f"tolerances must be non-negative, got rel={rel}, abs={abs}")
+    value = plain(value)
+    _myst_glue(name, value, display=False)
+    if not isinstance(value, str):
+        _myst_glue(name + TOLERANCE_SUFFIX, {"rel": float(rel), "abs": float(abs)}, display=False)
+    return value
+
+
+def build_record() -> dict[str, str]:
+    """How this build was made: profile, device and library versions."""
+    import matplotlib
+    import timm
+    import torch
+
+    from .profile import current_profile, device_name
+
+    record = {
+        "profile": current_profile(),
+        "device": device_name(),
+        "Python": platform.python_version(),
+        "NumPy": np.__version__,
+        "PyTorch": torch.__version__,
+        "timm": timm.__version__,
+        "Matplotlib": matplotlib.__version__,
+        "machine": f"{platform.system()} {platform.machine()}",
+    }
+    if record["device"] == "cuda":
+        record["GPU"] = torch.cuda.get_device_name(0)
+    return record

@@ -1,0 +1,149 @@
+"""The book's plumbing: chapters, glued values, references, the cache key.
+
+Used by the tests and by ``make reference``:
+
+    python -m tests.booktools reference [--profile quick]
+    python -m tests.booktools cache-key
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+BUILD = ROOT / "_build"
+EXECUTED = BUILD / "jupyter_execute" / "book"
+REFERENCE = ROOT / "tests" / "reference"
+TOLERANCE_SUFFIX = ".tol"
+
+
+def profile() -> str:
+    return os.environ.get("VITBIAS_PROFILE", "quick").strip() or "quick"
+
+
+def cache_key(profile_name: str | None = None) -> str:
+    """A hash of everything besides cell sources that decides a number."""
+    digest = hashlib.sha256()
+    sources = sorted((ROOT / "code").rglob("*.py"), key=lambda p: p.relative_to(ROOT).as_posix())
+    for path in sources + [ROOT / "requirements.txt"]:
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
+
+
+def is_notebook(path: Path) -> bool:
+    """A chapter is a notebook when its front matter names a kernel."""
+    text = path.read_text(encoding="utf-8")
+    return text.startswith("---") and "kernelspec:" in text.split("\n---", 1)[0]
+
+
+def chapters() -> list[Path]:
+    """Every page of the book, in file-name order."""
+    return sorted(BOOK.glob("*.md"))
+
+
+def notebook_chapters() -> list[Path]:
+    return [p for p in chapters() if is_notebook(p)]
+
+
+def source_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_glue(path: Path) -> dict[str, dict]:
+    """``{name: {"value": v, "rel": r, "abs": a}}`` from a build's ``.glue.json``."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    values, tolerances = {}, {}
+    for name, output in raw.items():
+        value = ast.literal_eval(output["data"]["text/plain"])
+        if name.endswith(TOLERANCE_SUFFIX):
+            tolerances[name[: -len(TOLERANCE_SUFFIX)]] = value
+        else:
+            values[name] = value
+    glued = {}
+    for name, value in values.items():
+        entry = {"value": value}
+        if not isinstance(value, str):
+            tol = tolerances.get(name, {"rel": 0.0, "abs": 0.0})
+            entry.update(rel=tol["rel"], abs=tol["abs"])
+        glued[name] = entry
+    return glued
+
+
+def drift(name: str, expected: dict, found) -> str | None:
+    """A message when ``found`` is outside ``expected``'s tolerance, else None."""
+    want = expected["value"]
+    if isinstance(want, str) or isinstance(found, str):
+        if want != found:
+            return f"{name}: expected {want!r}, found {found!r} (strings must match exactly)"
+        return None
+    bound = expected["abs"] + expected["rel"] * abs(want)
+    if abs(found - want) > bound:
+        return (f"{name}: expected {want!r}, found {found!r} "
+                f"(|difference| {abs(found - want):.3g} > tolerance {bound:.3g})")
+    return None
+
+
+def reference_paths(chapter: Path, profile_name: str | None = None):
+    folder = REFERENCE / (profile_name or profile())
+    return folder / f"{chapter.stem}.json", folder / "notebooks" / f"{chapter.stem}.ipynb"
+
+
+def execute_chapter(chapter: Path, timeout: int = 900):
+    """Execute a MyST chapter as a fresh notebook, from the ``book/`` folder."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(chapter)
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(BOOK)}}).execute()
+    nb.metadata["vitbias"] = {"source": f"book/{chapter.name}",
+                              "source_sha256": source_hash(chapter)}
+    return nb
+
+
+def write_reference(profile_name: str) -> None:
+    """Rewrite the glued-value references and reference notebooks of a profile."""
+    import nbformat
+
+    for chapter in notebook_chapters():
+        glue_path = EXECUTED / f"{chapter.stem}.glue.json"
+        values_path, notebook_path = reference_paths(chapter, profile_name)
+        values_path.parent.mkdir(parents=True, exist_ok=True)
+        notebook_path.parent.mkdir(parents=True, exist_ok=True)
+        glued = read_glue(glue_path) if glue_path.exists() else {}
+        values_path.write_text(json.dumps(
+            {"source_sha256": source_hash(chapter), "values": glued},
+            indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"{values_path.relative_to(ROOT)}: {len(glued)} glued values")
+        nb = execute_chapter(chapter)
+        nbformat.write(nb, notebook_path)
+        print(f"{notebook_path.relative_to(ROOT)}: executed")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    ref = sub.add_parser("reference", help="rewrite the committed reference")
+    ref.add_argument("--profile", default=profile())
+    sub.add_parser("cache-key", help="print the execution-cache key")
+    args = parser.parse_args(argv)
+    if args.command == "cache-key":
+        print(cache_key())
+    else:
+        if (BUILD / ".cache-key").read_text().strip() != cache_key(args.profile):
+            print("the build is stale; run `make book` first", file=sys.stderr)
+            return 1
+        write_reference(args.profile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The book's promises: no typed numbers, no drifted numbers, no stale references.
+
+These tests read the build in ``_build/`` (``make test`` builds it first) and
+the committed reference in ``tests/reference/<profile>/``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from tests import booktools
+from tests.prose_lint import lint
+
+CHAPTERS = booktools.chapters()
+NOTEBOOKS = booktools.notebook_chapters()
+
+
+def ids(paths):
+    return [p.stem for p in paths]
+
+
+@pytest.fixture(scope="session")
+def fresh_build():
+    """The build must exist and match the current code and profile."""
+    key_file = booktools.BUILD / ".cache-key"
+    if not key_file.exists():
+        pytest.fail("no build found in _build/: run `make book` (or `make test`) first")
+    if key_file.read_text().strip() != booktools.cache_key():
+        pytest.fail("_build/ was made from other code, requirements or profile: run `make book`")
+    return booktools.BUILD
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=ids(CHAPTERS))
+def test_prose_has_no_hand_typed_decimals_or_percentages(chapter):
+    problems = lint(chapter)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_glued_values_match_the_reference_within_tolerance(chapter, fresh_build):
+    values_path, _ = booktools.reference_paths(chapter)
+    assert values_path.exists(), f"no reference {values_path}: run `make reference`"
+    reference = json.loads(values_path.read_text())["values"]
+    glue_path = booktools.EXECUTED / f"{chapter.stem}.glue.json"
+    built = booktools.read_glue(glue_path) if glue_path.exists() else {}
+    problems = [f"{name}: glued but not in the reference (run `make reference`)"
+                for name in sorted(set(built) - set(reference))]
+    problems += [f"{name}: in the reference but no longer glued"
+                 for name in sorted(set(reference) - set(built))]
+    for name in sorted(set(built) & set(reference)):
+        message = booktools.drift(name, reference[name], built[name]["value"])
+        if message:
+            problems.append(message)
+    assert not problems, f"{chapter.name}: numbers drifted:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOKS, ids=ids(NOTEBOOKS))
+def test_reference_is_not_stale(chapter):
+    values_path, notebook_path = booktools.reference_paths(chapter)
+    current = booktools.source_hash(chapter)
+    assert notebook_path.exists(), f"no reference notebook {notebook_path}: run `make reference`"
+    recorded = nbformat.read(notebook_path, as_version=4).metadata.get("vitbias", {})
+    assert recorded.get("source_sha256") == current, (
+        f"{notebook_path.name} was executed from an older {chapter.name}: run `make reference`")
+    assert json.loads(values_path.read_text())["source_sha256"] == current, (
+        f"{values_path.name} was recorded from an older {chapter.name}: run `make reference`")
+
+
+def test_every_glued_number_declares_a_tolerance(fresh_build):
+    for glue_path in booktools.EXECUTED.glob("*.glue.json"):
+        raw = json.loads(glue_path.read_text())
+        numbers = [name for name, out in raw.items()
+                   if not name.endswith(booktools.TOLERANCE_SUFFIX)
+                   and not out["data"]["text/plain"].startswith("'")]
+        missing = [n for n in numbers if n + booktools.TOLERANCE_SUFFIX not in raw]
+        assert not missing, f"{glue_path.name}: glued without vitbias.book.glue: {missing}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=ids(CHAPTERS))
+def test_every_chapter_is_rendered_without_unresolved_glue(chapter, fresh_build):
+    html = fresh_build / "html" / "book" / f"{chapter.stem}.html"
+    assert html.exists(), f"{chapter.name} is not in the built site (is it in _toc.yml?)"
+    text = html.read_text(encoding="utf-8")
+    for marker in ("glue:text", "Traceback (most recent call last)", "could not find"):
+        assert marker not in text, f"{html.name} contains {marker!r}"
+
+
+def test_drift_check_names_the_value_and_both_numbers():
+    expected = {"value": 121.89, "rel": 1e-9, "abs": 0.0}
+    assert booktools.drift("toy_crossover_rows", expected, 121.89) is None
+    message = booktools.drift("toy_crossover_rows", expected, 150.0)
+    assert "toy_crossover_rows" in message and "121.89" in message and "150.0" in message
+    band = {"value": 100.0, "rel": 0.02, "abs": 0.0}
+    assert booktools.drift("acc", band, 101.9) is None
+    assert booktools.drift("acc", band, 102.1) is not None

@@ -1,0 +1,130 @@
+"""The bias trade-off toy, stated as properties."""
+
+import numpy as np
+import pytest
+
+from vitbias import toy
+
+T = toy.Toy()
+
+
+def test_the_cubic_agrees_with_the_line_on_the_data_and_predicts_33_at_3():
+    xs, ys = [0, 1, 2], [0, 1, 2]
+    cubic = toy.polynomial_through(xs, ys, extra=5)
+    line = toy.line_through(xs, ys)
+    np.testing.assert_allclose(cubic(np.array(xs)), ys, atol=1e-12)
+    assert cubic(3) == pytest.approx(33, abs=1e-10)
+    assert line(3) == pytest.approx(3, abs=1e-12)
+
+
+def test_the_true_map_is_the_drifting_slope_detector():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(T.n)
+    t = np.arange(T.n)
+    expected = (x[(t - 1) % T.n] - x[(t + 1) % T.n]) * toy.gain(T)
+    np.testing.assert_allclose(x @ toy.true_map(T), expected, rtol=1e-14)
+
+
+def test_circulant_matches_circular_cross_correlation():
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(11), rng.standard_normal(5)
+    expected = [sum(w[j] * x[(t + j - 2) % 11] for j in range(5)) for t in range(11)]
+    np.testing.assert_allclose(x @ toy.circulant(w, 11), expected, rtol=1e-13)
+
+
+def test_the_convolution_fit_recovers_the_kernel_as_N_grows():
+    rng = np.random.default_rng(2)
+    errors = []
+    for N in (50, 500, 5000):
+        X, Y = toy.sample_rows(T, rng, reps=4, N=N)
+        errors.append(np.abs(toy.fit_conv(X, Y) - [1, 0, -1]).max())
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 0.02
+
+
+def test_the_full_map_is_exact_without_noise():
+    rng = np.random.default_rng(3)
+    noiseless = toy.Toy(sigma=0.0)
+    X, Y = toy.sample_rows(noiseless, rng, reps=2, N=40)
+    np.testing.assert_allclose(toy.fit_full(X, Y), np.broadcast_to(toy.true_map(noiseless), (2, 32, 32)), atol=1e-10)
+
+
+def test_approximation_error_is_beta_squared():
+    for beta in (0.0, 0.1, 0.3, 1.0):
+        assert toy.approximation_error_conv(toy.Toy(beta=beta)) == pytest.approx(beta**2, rel=1e-12, abs=1e-15)
+
+
+def test_crossover_formula_gives_122_rows_for_the_books_constants():
+    assert toy.crossover_rows(T) == pytest.approx(33 + 0.25 * 32 / 0.09, rel=1e-12)
+    assert round(toy.crossover_rows(T)) == 122
+    # at N* the predicted full-map excess equals the convolution's approximation error
+    N = toy.crossover_rows(T)
+    assert toy.predicted_full_error(T, N) - T.sigma**2 == pytest.approx(T.beta**2, rel=1e-12)
+
+
+def test_with_beta_zero_the_simulated_excess_follows_the_least_squares_formula():
+    exact = toy.Toy(beta=0.0)
+    N = np.array([40, 80, 320])
+    sim = toy.simulate(exact, N, reps=400, seed=7)
+    for which, p, rows in (("full", exact.n, N), ("conv", exact.k, N * exact.n)):
+        errors = {"full": sim.full, "conv": sim.conv}[which]
+        excess = errors.mean(axis=1) - exact.sigma**2
+        predicted = toy.least_squares_excess(exact.sigma, p, rows)
+        se = sim.standard_error(which)
+        # within four Monte Carlo standard errors
+        assert np.all(np.abs(excess - predicted) < 4 * se), (which, excess, predicted, se)
+
+
+def test_simulate_is_deterministic_for_a_seed_and_independent_of_the_grid():
+    a = toy.simulate(T, [40, 100], reps=4, seed=3)
+    b = toy.simulate(T, [100], reps=4, seed=3)
+    np.testing.assert_array_equal(a.full[1], b.full[0])
+    np.testing.assert_array_equal(a.conv[1], b.conv[0])
+
+
+def test_shared_weights_are_worth_about_n_squared_over_k_rows():
+    exact = toy.Toy(beta=0.0)
+    N = 1e6
+    M = toy.rows_to_match(exact, N)
+    assert M / N == pytest.approx(exact.n**2 / exact.k, rel=1e-6)
+    assert toy.least_squares_excess(exact.sigma, exact.n, M) == pytest.approx(exact.sigma**2 * exact.k / (N * exact.n), rel=1e-12)
+
+
+def test_crossing_point_interpolates_in_log_N():
+    N = np.array([10.0, 100.0])
+    assert toy.crossing_point(N, [2.0, 0.0], [1.0, 1.0]) == pytest.approx(np.sqrt(1000.0))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(sigma=-0.1), "sigma"),
+    (dict(beta=-1.0), "beta"),
+    (dict(k=2), "odd"),
+    (dict(n=2), "n must"),
+    (dict(k=35), "longer"),
+])
+def test_bad_constants_are_rejected(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        toy.Toy(**kwargs)
+
+
+def test_the_full_map_needs_more_than_n_plus_one_rows():
+    rng = np.random.default_rng(0)
+    X, Y = toy.sample_rows(T, rng, reps=1, N=T.n + 1)
+    with pytest.raises(ValueError, match="N > n \\+ 1"):
+        toy.fit_full(X, Y)
+    with pytest.raises(ValueError, match="exceed n \\+ 1"):
+        toy.simulate(T, [T.n + 1])
+    with pytest.raises(ValueError, match="sigma"):
+        toy.least_squares_excess(-1.0, 3, 100)
+
+
+def test_no_crossover_without_drift_and_no_crossing_without_a_sign_change():
+    with pytest.raises(ValueError, match="no crossover"):
+        toy.crossover_rows(toy.Toy(beta=0.0))
+    with pytest.raises(ValueError, match="do not cross"):
+        toy.crossing_point([1, 2, 3], [3, 3, 3], [1, 1, 1])
+
+
+def test_mismatched_shapes_are_rejected():
+    with pytest.raises(ValueError, match="reps, N, n"):
+        toy.fit_conv(np.zeros((2, 5, 8)), np.zeros((2, 5, 7)))

@@ -7,6 +7,8 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 export VITBIAS_PROFILE ?= quick
 export PATH := $(abspath $(BIN)):$(PATH)
+# The chapters import vitbias from this checkout's code/, whatever is installed.
+export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 # The executed-notebook cache keys on cell sources only. This key covers what

@@ -367,6 +367,41 @@ def relative_max_error(approx: torch.Tensor, exact: torch.Tensor) -> float:
     return float((approx.double() - exact).abs().max() / exact.abs().max())
 
 
+@dataclass(frozen=True)
+class Convergence:
+    """Relative errors of the construction against ``alpha``, each of shape ``(len(alphas),)``.
+
+    ``error64`` and ``error32``: ``max |conv_via_attention - exact| / max |exact|``
+    computed in float64 and in float32, both against the float64 convolution;
+    ``bound``: ``conv_error_bound`` on the same scale; ``floor32``: the float32
+    convolution's own relative error, the best float32 can do.
+    """
+
+    alphas: np.ndarray
+    error64: np.ndarray
+    error32: np.ndarray
+    bound: np.ndarray
+    rho: np.ndarray
+    floor32: float
+
+
+def convergence(X: torch.Tensor, W_conv: torch.Tensor, alphas, bias: torch.Tensor | None = None) -> Convergence:
+    """Run ``conv_via_attention`` at every ``alpha`` in float64 and float32 (inputs given in float64)."""
+    dim = _check_conv_input(X, W_conv, bias)
+    if X.dtype != torch.float64:
+        raise ValueError(f"give X in float64 (the float32 copy is made here), got {X.dtype}")
+    alphas = np.asarray(alphas, dtype=float)
+    exact = circular_conv(X, W_conv, bias)
+    scale = float(exact.abs().max())
+    X32, W32 = X.float(), W_conv.float()
+    b32 = None if bias is None else bias.float()
+    error64 = np.array([relative_max_error(conv_via_attention(X, W_conv, a, bias), exact) for a in alphas])
+    error32 = np.array([relative_max_error(conv_via_attention(X32, W32, a, b32), exact) for a in alphas])
+    bound = np.array([conv_error_bound(X, W_conv, a) for a in alphas]) / scale
+    floor32 = relative_max_error(circular_conv(X32, W32, b32), exact)
+    return Convergence(alphas, error64, error32, bound, rho(alphas, dim), floor32)
+
+
 def alpha_where_leak_is(level: float, dim: int = 1) -> float:
     """The ``alpha`` at which a head's largest off-target weight ``rho / (1 + rho)`` equals ``level``.
 
@@ -383,6 +418,23 @@ def alpha_where_leak_is(level: float, dim: int = 1) -> float:
         mid = 0.5 * (low + high)
         low, high = (mid, high) if off_target_bound(mid, dim) > level else (low, mid)
     return 0.5 * (low + high)
+
+
+def first_exact_lookup(shape, k: int, alphas, dtype: torch.dtype = torch.float32) -> float:
+    """The smallest ``alpha`` in ``alphas`` from which all ``k^d`` heads put weight exactly 1 on their targets.
+
+    Computed with PyTorch's softmax in ``dtype`` at every query of the grid
+    ``shape``; from there on (to the end of ``alphas``) the leak is below what
+    ``dtype`` can represent next to 1. Raises ``ValueError`` if that never happens.
+    """
+    alphas = np.sort(np.asarray(alphas, dtype=float))
+    targets = kernel_offsets(k, len(shape))
+    exact = np.array([bool((positional_attention(shape, targets, a, dtype).amax(dim=-1) == 1).all())
+                      for a in alphas])
+    if not exact[-1]:
+        raise ValueError(f"no exact lookup up to alpha = {alphas[-1]} in {dtype}")
+    not_exact = np.nonzero(~exact)[0]
+    return float(alphas[0] if not_exact.size == 0 else alphas[not_exact[-1] + 1])
 
 
 # ---------------------------------------------------------------------------

@@ -47,3 +47,6 @@ class Published:
 # ---------------------------------------------------------------------------
 # Attention as convolution
 # ---------------------------------------------------------------------------
+
+# The chapter quotes no figure from Cordonnier, Loukas and Jaggi's experiments
+# (ICLR 2020, Section 4): their trained heads are described in words only.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import PowerNorm
 
 from . import toy as _toy
 
@@ -71,9 +72,11 @@ def aconv_convergence(alphas, error64, error32, rho, bound, floor32, alpha_star)
     """The construction's relative error against ``alpha`` (float64 and float32), beside ``rho(alpha)``."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(alphas, bound, "--", color="0.5", linewidth=1.2, label="error bound")
-    ax.plot(alphas, rho, "-", color="tab:green", linewidth=1.2, label=r"$\rho(\alpha)$")
-    ax.plot(alphas, error64, "o-", color="tab:blue", markersize=4, linewidth=1, label="error, float64")
-    ax.plot(alphas, error32, "s-", color="tab:orange", markersize=3.5, linewidth=1, label="error, float32")
+    ax.plot(alphas, rho, "-", color="tab:green", linewidth=3, alpha=0.5, label=r"$\rho(\alpha)$")
+    ax.plot(alphas, error64, "o-", color="tab:blue", markersize=3, linewidth=1, markevery=2,
+            label="error, float64")
+    ax.plot(alphas, error32, "s-", color="tab:orange", markersize=2.5, linewidth=1, markevery=2,
+            label="error, float32")
     ax.axhline(floor32, color="tab:orange", linestyle=":", linewidth=1,
                label="float32 convolution's own error")
     ax.axvline(alpha_star, color="0.2", linestyle=":", linewidth=1,
@@ -100,7 +103,8 @@ def aconv_head_weights(weights, offsets, alphas):
     for i, alpha in enumerate(alphas):
         for j in range(h):
             ax = axes[i, j]
-            ax.imshow(weights[i, j], cmap="Blues", vmin=0, vmax=1)
+            # A square-root colour scale, so the spread-out weights of a blunt head stay visible.
+            ax.imshow(weights[i, j], cmap="Blues", norm=PowerNorm(gamma=0.5, vmin=0, vmax=1))
             target = (centre[0] + offsets[j][0], centre[1] + offsets[j][1])
             ax.plot(centre[1], centre[0], "x", color="tab:red", markersize=4)
             ax.add_patch(plt.Rectangle((target[1] - 0.5, target[0] - 0.5), 1, 1, fill=False,

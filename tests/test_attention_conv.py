@@ -285,6 +285,11 @@ def test_bad_attention_weights_are_rejected():
         ac.multi_head_attention(torch.zeros(2, 3, 5), ac.AttentionWeights(W, W, W, W, num_heads=2))
     with pytest.raises(ValueError, match="MultiheadAttention"):
         ac.weights_from_torch(torch.nn.Linear(3, 3))
+    from timm.layers.attention import Attention
+    with pytest.raises(ValueError, match="normalisation"):
+        ac.weights_from_timm(Attention(8, num_heads=2, qk_norm=True, norm_layer=torch.nn.LayerNorm))
+    with pytest.raises(ValueError, match="timm's Attention"):
+        ac.weights_from_timm(torch.nn.Linear(3, 3))
     with pytest.raises(ValueError, match="attention must be"):
         ac.sum_over_heads(torch.zeros(1, 4, 3), torch.zeros(2, 5, 5), torch.zeros(2, 3, 3))
 

@@ -106,8 +106,9 @@ def weights_from_timm(attn) -> AttentionWeights:
     for name in ("qkv", "proj", "num_heads"):
         if not hasattr(attn, name):
             raise ValueError(f"expected timm's Attention (with .qkv, .proj, .num_heads), got {type(attn).__name__}")
-    if not all(isinstance(m, torch.nn.Identity) for m in (attn.q_norm, attn.k_norm, attn.norm)):
-        raise ValueError("query/key or output normalisation inside attention is not supported")
+    extras = [getattr(attn, name, torch.nn.Identity()) for name in ("q_norm", "k_norm", "norm")]
+    if not all(isinstance(m, torch.nn.Identity) for m in extras) or getattr(attn, "gate", None) is not None:
+        raise ValueError("query/key normalisation, output normalisation or gating inside attention is not supported")
     W_Q, W_K, W_V = (W.detach().T for W in attn.qkv.weight.chunk(3))
     b_Q = b_K = b_V = None
     if attn.qkv.bias is not None:

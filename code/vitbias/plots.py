@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import PowerNorm
 
 from . import toy as _toy
 
@@ -96,6 +95,8 @@ def aconv_head_weights(weights, offsets, alphas):
     ``weights``: ``(len(alphas), h, H, W)`` with the query at the centre;
     ``offsets``: ``(h, 2)``, each head's target offset (row, column).
     """
+    from matplotlib.colors import PowerNorm
+
     weights = np.asarray(weights)
     n_alpha, h, H, W = weights.shape
     fig, axes = plt.subplots(n_alpha, h, figsize=(1.05 * h, 1.2 * n_alpha + 0.3), squeeze=False)

@@ -42,7 +42,7 @@ test: book
 	  --nbval-cell-timeout 900 -p no:cacheprovider
 
 reference: book
-	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE)
+	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
 
 serve: book
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000

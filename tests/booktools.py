@@ -102,18 +102,25 @@ def execute_chapter(chapter: Path, timeout: int = 900):
     from nbclient import NotebookClient
 
     nb = jupytext.read(chapter)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(BOOK)}}).execute()
     nb.metadata["vitbias"] = {"source": f"book/{chapter.name}",
                               "source_sha256": source_hash(chapter)}
     return nb
 
 
-def write_reference(profile_name: str) -> None:
-    """Rewrite the glued-value references and reference notebooks of a profile."""
+def write_reference(profile_name: str, only: list[str] | None = None) -> None:
+    """Rewrite the glued-value references and reference notebooks of a profile.
+
+    ``only``: chapter names (file stems) to rewrite; all chapters when empty.
+    """
     import nbformat
 
-    for chapter in notebook_chapters():
+    selected = [c for c in notebook_chapters() if not only or c.stem in only]
+    unknown = set(only or []) - {c.stem for c in selected}
+    if unknown:
+        raise SystemExit(f"no notebook chapter named {sorted(unknown)} in book/")
+    for chapter in selected:
         glue_path = EXECUTED / f"{chapter.stem}.glue.json"
         values_path, notebook_path = reference_paths(chapter, profile_name)
         values_path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,6 +140,7 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("reference", help="rewrite the committed reference")
     ref.add_argument("--profile", default=profile())
+    ref.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     sub.add_parser("cache-key", help="print the execution-cache key")
     args = parser.parse_args(argv)
     if args.command == "cache-key":
@@ -141,7 +149,7 @@ def main(argv=None) -> int:
         if (BUILD / ".cache-key").read_text().strip() != cache_key(args.profile):
             print("the build is stale; run `make book` first", file=sys.stderr)
             return 1
-        write_reference(args.profile)
+        write_reference(args.profile, args.chapters)
     return 0
 
 

@@ -10,4 +10,10 @@ One module per idea the book teaches, plus the plumbing:
 - ``plots``: the figures.
 """
 
+import warnings
+
+# timm imports tqdm.auto, which warns in a kernel without ipywidgets; the
+# warning is about progress bars, which the book never shows.
+warnings.filterwarnings("ignore", message="IProgress not found")
+
 __version__ = "0.1.0"

@@ -7,6 +7,7 @@ exactly once: as the value of the cell that made it.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
 import numpy as np
 
 from . import toy as _toy
@@ -38,7 +39,10 @@ def toy_error_curves(sim: "_toy.ToySimulation", N_star: float):
                label=rf"$N^\star \approx {N_star:.0f}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_ylim(toy.sigma**2 * 0.9, min(4.0, float(sim.full.mean(axis=1).max()) * 1.2))
+    ax.set_ylim(toy.sigma**2 * 0.9, float(sim.full.mean(axis=1).max()) * 1.3)
+    ax.set_yticks([0.25, 0.3, 0.4, 0.5, 1, 2, 4])
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel("training rows $N$")
     ax.set_ylabel("test error per output")
     ax.legend(fontsize=8, frameon=False)

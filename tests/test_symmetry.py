@@ -11,6 +11,15 @@ from vitbias import symmetry as S
 SEEDS = (0, 1, 2)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """The models here are tiny: one thread is faster than several contending for them."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def image(seed, C=3, H=12, W=12, batch=None):
     shape = (C, H, W) if batch is None else (batch, C, H, W)
     return np.random.default_rng(seed).standard_normal(shape)
@@ -88,6 +97,12 @@ def test_patchify_puts_patch_r_c_in_row_r_Wp_plus_c():
     Xp = S.patchify(x, 2)
     assert Xp.shape == (6, 8)
     np.testing.assert_array_equal(Xp[1 * 3 + 2], x[:, 2:4, 4:6].reshape(-1))
+
+
+def test_a_patch_may_be_one_row_high():
+    signal = np.array([0.0, 0, 1, 4, 2, 0, 0, 0])[None, None, :]
+    tokens = S.patch_embed(signal, np.array([1.0, -1.0]).reshape(1, 1, 1, 2))
+    np.testing.assert_array_equal(tokens, [[[0.0, -3.0, 2.0, 0.0]]])
 
 
 def test_token_grid_conversions_work_on_tensors():
@@ -399,10 +414,10 @@ def test_bad_layers_are_rejected():
         S.conv2d(x, np.zeros((2, 3, 3, 3)), padding="reflect")
     with pytest.raises(ValueError, match="bias"):
         S.conv2d(x, np.zeros((2, 3, 3, 3)), bias=np.zeros(3))
-    with pytest.raises(ValueError, match="patch size 3 must divide"):
+    with pytest.raises(ValueError, match=r"patch size \(3, 3\) must divide"):
         S.patch_tokens(x, np.zeros((4, 3, 3, 3)))
-    with pytest.raises(ValueError, match=r"\(d, C, P, P\)"):
-        S.patch_tokens(x, np.zeros((4, 3, 2, 4)))
+    with pytest.raises(ValueError, match=r"\(d, C, P_h, P_w\)"):
+        S.patch_tokens(x, np.zeros((3, 2, 4)))
     with pytest.raises(ValueError, match="taps"):
         S.binomial_blur(x, taps=2)
 

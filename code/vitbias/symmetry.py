@@ -161,57 +161,86 @@ def binomial_blur(x, taps=3):
     return conv2d(x, weight)
 
 
+def measurement_layers(rng, image, channels=8, kernel=3, patch=8, dim=16):
+    """Four layers with random weights, whose shift errors the book measures.
+
+    Returns ``{label: (f, stride)}`` with NumPy maps of ``(C, H, W)`` images:
+
+    - a ``kernel x kernel`` circular convolution to ``channels`` channels, stride 1;
+    - the same convolution (same weights) with stride 2;
+    - a patch embedding with patch side ``patch`` and ``dim`` channels;
+    - that patch embedding plus an absolute position table, one vector per
+      patch, with standard normal entries scaled to the spread of the patch
+      tokens of ``image`` (a stand-in for a learned table).
+
+    Weights are drawn by :func:`init_conv` from ``rng``.
+    """
+    image = _image_array(image)
+    C, H, W = image.shape[-3:]
+    w, b = init_conv(rng, channels, C, kernel)
+    w_patch, b_patch = init_conv(rng, dim, C, patch)
+    tokens = patch_tokens(image, w_patch, b_patch)
+    table = tokens_to_grid(rng.standard_normal(tokens.shape[-2:]) * tokens.std(), (H // patch, W // patch))
+    return {
+        "convolution, stride 1": (lambda x: conv2d(x, w, b), 1),
+        "convolution, stride 2": (lambda x: conv2d(x, w, b, stride=2), 2),
+        f"patch embedding, P = {patch}": (lambda x: patch_embed(x, w_patch, b_patch), patch),
+        "patch embedding + positions": (lambda x: patch_embed(x, w_patch, b_patch) + table, patch),
+    }
+
+
 # ---------------------------------------------------------------------------
 # Patch embedding and tokens
 # ---------------------------------------------------------------------------
 
 
 def patchify(x, patch):
-    """The patch matrix ``X_p``: ``(..., C, H, W) -> (..., N_p, C P P)``, raster order.
+    """The patch matrix ``X_p``: ``(..., C, H, W) -> (..., N_p, C P_h P_w)``, raster order.
 
-    Row ``r W_p + c`` holds patch ``(r, c)`` flattened in the order
-    ``(channel, row, column)``, the order of ``Conv2d.weight.reshape(d, -1)``.
+    ``patch`` is ``P`` (square patches) or ``(P_h, P_w)``. Row ``r W_p + c``
+    holds patch ``(r, c)`` flattened in the order ``(channel, row, column)``,
+    the order of ``Conv2d.weight.reshape(d, -1)``.
     """
     x = _image_array(x)
-    P = _patch_size(patch, *x.shape[-2:])
     C, H, W = x.shape[-3:]
-    Hp, Wp = H // P, W // P
+    Ph, Pw = _patch_size(patch, H, W)
+    Hp, Wp = H // Ph, W // Pw
     lead = x.shape[:-3]
-    blocks = x.reshape(lead + (C, Hp, P, Wp, P))
-    blocks = np.moveaxis(blocks, (-5, -4, -3, -2, -1), (-3, -5, -2, -4, -1))  # (..., Hp, Wp, C, P, P)
-    return blocks.reshape(lead + (Hp * Wp, C * P * P))
+    blocks = x.reshape(lead + (C, Hp, Ph, Wp, Pw))
+    blocks = np.moveaxis(blocks, (-5, -4, -3, -2, -1), (-3, -5, -2, -4, -1))  # (..., Hp, Wp, C, Ph, Pw)
+    return blocks.reshape(lead + (Hp * Wp, C * Ph * Pw))
 
 
 def patch_tokens(x, weight, bias=None):
     """The patch tokens ``PE(X) = X_p W_E + 1 b_E^T``: ``(..., N_p, d)``.
 
-    ``weight``: ``(d, C, P, P)`` in ``Conv2d`` layout, so ``W_E`` is
-    ``weight.reshape(d, -1).T``; ``bias``: ``(d,)``.
+    ``weight``: ``(d, C, P_h, P_w)`` in ``Conv2d`` layout (square patches in
+    a ViT), so ``W_E`` is ``weight.reshape(d, -1).T``; ``bias``: ``(d,)``.
     """
     weight = np.asarray(weight, dtype=float)
-    if weight.ndim != 4 or weight.shape[-1] != weight.shape[-2]:
-        raise ValueError(f"the patch weight must be (d, C, P, P), got shape {weight.shape}")
-    d, C, P, _ = weight.shape
+    if weight.ndim != 4:
+        raise ValueError(f"the patch weight must be (d, C, P_h, P_w), got shape {weight.shape}")
+    d, C, Ph, Pw = weight.shape
     x = _image_array(x)
     if x.shape[-3] != C:
         raise ValueError(f"the weight expects {C} input channels, the image has {x.shape[-3]}")
-    tokens = patchify(x, P) @ weight.reshape(d, -1).T
+    tokens = patchify(x, (Ph, Pw)) @ weight.reshape(d, -1).T
     if bias is not None:
         tokens = tokens + _bias(bias, d)
     return tokens
 
 
 def patch_embed(x, weight, bias=None):
-    """The patch embedding as a feature map ``(..., d, H / P, W / P)``.
+    """The patch embedding as a feature map ``(..., d, H / P_h, W / P_w)``.
 
-    A convolution whose kernel size and stride both equal the patch size
-    ``P``; the same numbers as :func:`patch_tokens`, laid out like the output
-    of ``Conv2d(C, d, kernel_size=P, stride=P)``.
+    A convolution whose kernel size and stride both equal the patch size;
+    the same numbers as :func:`patch_tokens`, laid out like the output of
+    ``Conv2d(C, d, kernel_size=P, stride=P)``.
     """
     x = _image_array(x)
-    P = np.shape(weight)[-1]
+    Ph, Pw = np.shape(weight)[-2:]
     tokens = patch_tokens(x, weight, bias)
-    return tokens_to_grid(tokens, (x.shape[-2] // P, x.shape[-1] // P))
+    return tokens_to_grid(tokens, (x.shape[-2] // Ph, x.shape[-1] // Pw))
 
 
 def tokens_to_grid(tokens, grid):
@@ -503,11 +532,12 @@ def _bias(bias, size):
 
 
 def _patch_size(patch, H, W):
-    if not (isinstance(patch, numbers.Integral) and patch >= 1):
-        raise ValueError(f"the patch size must be a positive integer, got {patch!r}")
-    if H % patch or W % patch:
-        raise ValueError(f"the patch size {patch} must divide the image size {(H, W)}")
-    return int(patch)
+    Ph, Pw = _pair(patch, "patch size")
+    if Ph < 1 or Pw < 1:
+        raise ValueError(f"the patch size must be positive, got {patch!r}")
+    if H % Ph or W % Pw:
+        raise ValueError(f"the patch size {(Ph, Pw)} must divide the image size {(H, W)}")
+    return Ph, Pw
 
 
 # ---------------------------------------------------------------------------

@@ -121,6 +121,19 @@ def test_binomial_blur_is_the_1_2_1_filter_and_keeps_the_mean():
     np.testing.assert_allclose(blurred.mean(axis=(-2, -1)), x.mean(axis=(-2, -1)), atol=1e-14)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_measurement_layers_are_one_convolution_at_two_strides_and_a_patch_embedding(seed):
+    x = image(seed, H=16, W=16)
+    layers = S.measurement_layers(np.random.default_rng(seed), x, patch=4)
+    (f1, s1), (f2, s2), (fp, sp), (fq, sq) = layers.values()
+    assert (s1, s2, sp, sq) == (1, 2, 4, 4)
+    np.testing.assert_array_equal(f2(x), S.subsample(f1(x), 2))
+    table = fq(x) - fp(x)
+    np.testing.assert_allclose(table, fq(2 * x) - fp(2 * x), atol=1e-12)  # a fixed table
+    tokens = S.grid_to_tokens(fp(x))
+    assert table.shape == fp(x).shape and 0.5 < table.std() / tokens.std() < 2.0
+
+
 # ---------------------------------------------------------------------------
 # Circular shifts
 # ---------------------------------------------------------------------------

@@ -92,6 +92,17 @@ def test_patch_embedding_is_a_conv2d_with_kernel_and_stride_P(seed, P, H, W):
     np.testing.assert_array_equal(S.tokens_to_grid(tokens, (H // P, W // P)), grid)
 
 
+def test_init_conv_draws_from_the_range_pytorch_uses_for_conv2d():
+    torch.manual_seed(0)
+    module = nn.Conv2d(16, 64, 3)
+    w, b = S.init_conv(np.random.default_rng(0), 64, 16, 3)
+    bound = 1 / np.sqrt(16 * 9)
+    for ours, theirs in ((w, module.weight), (b, module.bias)):
+        assert ours.shape == tuple(theirs.shape)
+        theirs = theirs.detach().abs().max().item()
+        assert 0.9 * bound < np.abs(ours).max() <= bound and 0.9 * bound < theirs <= bound * (1 + 1e-6)
+
+
 def test_patchify_puts_patch_r_c_in_row_r_Wp_plus_c():
     x = np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6)
     Xp = S.patchify(x, 2)

@@ -145,10 +145,12 @@ def subsample(x, stride):
 
 
 def binomial_blur(x, taps=3):
-    """Circular low-pass filter of every channel with the binomial kernel ``(1, 2, 1) / 4``.
+    """Circular low-pass filter of every channel with a binomial kernel.
 
-    ``taps`` odd; the kernel is the outer product of row ``taps - 1`` of Pascal's
-    triangle with itself, normalised to sum one. Blurring before subsampling
+    ``taps`` odd; the kernel is the outer product of row ``taps - 1`` of
+    Pascal's triangle with itself, normalised to sum one: ``(1, 2, 1) / 4``
+    in each direction for 3 taps, ``(1, 4, 6, 4, 1) / 16`` for 5, and no
+    blur at all for 1. Blurring before subsampling
     is the anti-aliasing of Zhang (2019). ``x``: ``(..., C, H, W)``, shape kept.
     """
     if not (isinstance(taps, numbers.Integral) and taps >= 1 and taps % 2 == 1):
@@ -159,34 +161,6 @@ def binomial_blur(x, taps=3):
     C = x.shape[-3]
     weight = np.eye(C)[:, :, None, None] * kernel  # one filter per channel
     return conv2d(x, weight)
-
-
-def measurement_layers(rng, image, channels=8, kernel=3, patch=8, dim=16):
-    """Four layers with random weights, whose shift errors the book measures.
-
-    Returns ``{label: (f, stride)}`` with NumPy maps of ``(C, H, W)`` images:
-
-    - a ``kernel x kernel`` circular convolution to ``channels`` channels, stride 1;
-    - the same convolution (same weights) with stride 2;
-    - a patch embedding with patch side ``patch`` and ``dim`` channels;
-    - that patch embedding plus an absolute position table, one vector per
-      patch, with standard normal entries scaled to the spread of the patch
-      tokens of ``image`` (a stand-in for a learned table).
-
-    Weights are drawn by :func:`init_conv` from ``rng``.
-    """
-    image = _image_array(image)
-    C, H, W = image.shape[-3:]
-    w, b = init_conv(rng, channels, C, kernel)
-    w_patch, b_patch = init_conv(rng, dim, C, patch)
-    tokens = patch_tokens(image, w_patch, b_patch)
-    table = tokens_to_grid(rng.standard_normal(tokens.shape[-2:]) * tokens.std(), (H // patch, W // patch))
-    return {
-        "convolution, stride 1": (lambda x: conv2d(x, w, b), 1),
-        "convolution, stride 2": (lambda x: conv2d(x, w, b, stride=2), 2),
-        f"patch embedding, P = {patch}": (lambda x: patch_embed(x, w_patch, b_patch), patch),
-        "patch embedding + positions": (lambda x: patch_embed(x, w_patch, b_patch) + table, patch),
-    }
 
 
 # ---------------------------------------------------------------------------
@@ -538,6 +512,39 @@ def _patch_size(patch, H, W):
     if H % Ph or W % Pw:
         raise ValueError(f"the patch size {(Ph, Pw)} must divide the image size {(H, W)}")
     return Ph, Pw
+
+
+# ---------------------------------------------------------------------------
+# The layers the book measures
+# ---------------------------------------------------------------------------
+
+
+def measurement_layers(rng, image, channels=8, kernel=3, patch=8, dim=16):
+    """Four layers with random weights, whose shift errors the book measures.
+
+    Returns ``{label: (f, stride)}`` with NumPy maps of ``(C, H, W)`` images:
+
+    - a ``kernel x kernel`` circular convolution to ``channels`` channels, stride 1;
+    - the same convolution (same weights) with stride 2;
+    - a patch embedding with patch side ``patch`` and ``dim`` channels;
+    - that patch embedding plus an absolute position table, one vector per
+      patch, with standard normal entries scaled to the spread of the patch
+      tokens of ``image`` (a stand-in for a learned table).
+
+    Weights are drawn by :func:`init_conv` from ``rng``.
+    """
+    image = _image_array(image)
+    C, H, W = image.shape[-3:]
+    w, b = init_conv(rng, channels, C, kernel)
+    w_patch, b_patch = init_conv(rng, dim, C, patch)
+    tokens = patch_tokens(image, w_patch, b_patch)
+    table = tokens_to_grid(rng.standard_normal(tokens.shape[-2:]) * tokens.std(), (H // patch, W // patch))
+    return {
+        "convolution, stride 1": (lambda x: conv2d(x, w, b), 1),
+        "convolution, stride 2": (lambda x: conv2d(x, w, b, stride=2), 2),
+        f"patch embedding, P = {patch}": (lambda x: patch_embed(x, w_patch, b_patch), patch),
+        "patch embedding + positions": (lambda x: patch_embed(x, w_patch, b_patch) + table, patch),
+    }
 
 
 # ---------------------------------------------------------------------------

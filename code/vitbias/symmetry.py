@@ -1,0 +1,575 @@
+"""Which shifts a convolution and a ViT respect.
+
+Circular shifts, convolutions with a stride, the patch embedding and the
+token permutation that a whole-patch shift induces, and the equivariance
+error that measures how far a map is from commuting with a shift.
+
+Layout. The mathematics writes an image channels last, ``X`` in
+``R^{H x W x C}``. The code uses PyTorch's layout: one image is ``(C, H, W)``,
+a batch is ``(B, C, H, W)``, and shifts, strides and patches act on the last
+two axes (rows ``r``, columns ``c``). Token matrices are ``(..., N_p, d)``
+with patch ``(r, c)`` of the ``H_p x W_p`` patch grid in row ``r W_p + c``
+(raster order).
+
+Shifts. ``T_delta X [r, c] = X[(r - delta_r) mod H, (c - delta_c) mod W]``:
+the content moves by ``+delta``, as with ``np.roll`` and ``torch.roll``. A
+shift is a pair ``(delta_r, delta_c)`` or a single integer, which means a
+horizontal shift ``(0, delta)``.
+
+The equivariance error of a map ``f`` with stride ``s`` at a shift ``delta``:
+
+    eps = max|f(T_delta x) - T_{delta/s} f(x)| / max|f(x)|          if s divides delta,
+    eps = min_{delta'} max|f(T_delta x) - T_{delta'} f(x)| / max|f(x)|   otherwise,
+
+where ``delta'`` runs over every shift of the output grid, so a non-zero
+value in the second case means that no output shift matches.
+"""
+
+from __future__ import annotations
+
+import copy
+import contextlib
+import numbers
+from math import comb
+
+import numpy as np
+import torch
+from torch import nn
+
+
+# ---------------------------------------------------------------------------
+# Shifts
+# ---------------------------------------------------------------------------
+
+
+def shift(x, delta):
+    """The circular shift ``T_delta`` of the last two axes of ``x`` (NumPy or torch).
+
+    ``delta`` is ``(rows, columns)``, or one integer for a horizontal shift.
+    ``shift(shift(x, a), b) == shift(x, a + b)``: circular shifts form a group.
+    """
+    dr, dc = _pair(delta, "shift")
+    if torch.is_tensor(x):
+        return torch.roll(x, shifts=(dr, dc), dims=(-2, -1))
+    return np.roll(np.asarray(x), (dr, dc), axis=(-2, -1))
+
+
+_shift = shift  # for functions whose argument is called ``shift``
+
+
+def _pair(value, name):
+    """``value`` as a pair of Python ints; one int ``v`` means ``(0, v)`` for shifts."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (0, int(value)) if name == "shift" else (int(value), int(value))
+    try:
+        pair = tuple(value)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in pair):
+        raise ValueError(f"the {name} must be an integer or a pair of integers, got {value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _stride_pair(stride, H, W):
+    sh, sw = _pair(stride, "stride")
+    if sh < 1 or sw < 1:
+        raise ValueError(f"the stride must be positive, got {stride!r}")
+    if H % sh or W % sw:
+        raise ValueError(f"the stride {(sh, sw)} must divide the image size {(H, W)}")
+    return sh, sw
+
+
+# ---------------------------------------------------------------------------
+# Convolution, subsampling and blur (NumPy, exact)
+# ---------------------------------------------------------------------------
+
+
+def conv2d(x, weight, bias=None, stride=1, padding="circular"):
+    """Cross-correlation with a centred odd kernel, then keep every ``stride``-th output.
+
+    ``x``: ``(..., C, H, W)``; ``weight``: ``(O, C, k_h, k_w)``, both sizes odd;
+    ``bias``: ``(O,)``. Returns ``(..., O, H / s_h, W / s_w)`` with
+
+        Conv(X)[o, r, c] = b_o + sum_{c', i, j} W[o, c', i, j] X[c', r + i - a_h, c + j - a_w],
+        Conv_s(X)[o, r, c] = Conv(X)[o, s r, s c],
+
+    where ``a = floor(k / 2)`` and indices outside the image wrap around
+    (``padding="circular"``) or read zero (``padding="zeros"``). This is what
+    ``torch.nn.Conv2d`` computes with ``padding=k // 2`` and the same padding mode.
+    """
+    x = _image_array(x)
+    weight = np.asarray(weight, dtype=float)
+    if weight.ndim != 4:
+        raise ValueError(f"the weight must be (O, C, k_h, k_w), got shape {weight.shape}")
+    O, C, kh, kw = weight.shape
+    if kh % 2 == 0 or kw % 2 == 0:
+        raise ValueError(f"the kernel must have odd sizes (a centred kernel), got {(kh, kw)}")
+    if x.shape[-3] != C:
+        raise ValueError(f"the weight expects {C} input channels, the image has {x.shape[-3]}")
+    H, W = x.shape[-2:]
+    sh, sw = _stride_pair(stride, H, W)
+    ah, aw = kh // 2, kw // 2
+    if ah > H or aw > W:
+        raise ValueError(f"a {kh}x{kw} kernel does not fit a {H}x{W} image")
+    modes = {"circular": "wrap", "zeros": "constant"}
+    if padding not in modes:
+        raise ValueError(f"padding must be 'circular' or 'zeros', got {padding!r}")
+    pad = [(0, 0)] * (x.ndim - 2) + [(ah, ah), (aw, aw)]
+    padded = np.pad(x, pad, mode=modes[padding])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(-2, -1))
+    windows = windows[..., ::sh, ::sw, :, :]  # (..., C, H/s_h, W/s_w, k_h, k_w)
+    out = np.einsum("...crsij,ocij->...ors", windows, weight)
+    if bias is not None:
+        out = out + _bias(bias, O)[:, None, None]
+    return out
+
+
+def init_conv(rng, out_channels, in_channels, kernel):
+    """Random ``(weight, bias)`` for :func:`conv2d`, drawn as ``torch.nn.Conv2d`` draws them.
+
+    Both uniform on ``[-1/sqrt(fan_in), 1/sqrt(fan_in)]`` with
+    ``fan_in = in_channels * kernel^2``; ``weight``: ``(O, C, k, k)``, ``bias``: ``(O,)``.
+    """
+    if min(out_channels, in_channels, kernel) < 1:
+        raise ValueError(f"channels and kernel must be positive, got {(out_channels, in_channels, kernel)}")
+    bound = 1.0 / np.sqrt(in_channels * kernel * kernel)
+    weight = rng.uniform(-bound, bound, (out_channels, in_channels, kernel, kernel))
+    return weight, rng.uniform(-bound, bound, out_channels)
+
+
+def subsample(x, stride):
+    """Keep every ``stride``-th row and column: ``(..., H, W) -> (..., H / s, W / s)``."""
+    x = np.asarray(x)
+    sh, sw = _stride_pair(stride, *x.shape[-2:])
+    return x[..., ::sh, ::sw]
+
+
+def binomial_blur(x, taps=3):
+    """Circular low-pass filter of every channel with a binomial kernel.
+
+    ``taps`` odd; the kernel is the outer product of row ``taps - 1`` of
+    Pascal's triangle with itself, normalised to sum one: ``(1, 2, 1) / 4``
+    in each direction for 3 taps, ``(1, 4, 6, 4, 1) / 16`` for 5, and no
+    blur at all for 1. Blurring before subsampling
+    is the anti-aliasing of Zhang (2019). ``x``: ``(..., C, H, W)``, shape kept.
+    """
+    if not (isinstance(taps, numbers.Integral) and taps >= 1 and taps % 2 == 1):
+        raise ValueError(f"taps must be a positive odd integer, got {taps!r}")
+    x = _image_array(x)
+    row = np.array([comb(taps - 1, i) for i in range(taps)], dtype=float)
+    kernel = np.outer(row, row) / row.sum() ** 2
+    C = x.shape[-3]
+    weight = np.eye(C)[:, :, None, None] * kernel  # one filter per channel
+    return conv2d(x, weight)
+
+
+# ---------------------------------------------------------------------------
+# Patch embedding and tokens
+# ---------------------------------------------------------------------------
+
+
+def patchify(x, patch):
+    """The patch matrix ``X_p``: ``(..., C, H, W) -> (..., N_p, C P_h P_w)``, raster order.
+
+    ``patch`` is ``P`` (square patches) or ``(P_h, P_w)``. Row ``r W_p + c``
+    holds patch ``(r, c)`` flattened in the order ``(channel, row, column)``,
+    the order of ``Conv2d.weight.reshape(d, -1)``.
+    """
+    x = _image_array(x)
+    C, H, W = x.shape[-3:]
+    Ph, Pw = _patch_size(patch, H, W)
+    Hp, Wp = H // Ph, W // Pw
+    lead = x.shape[:-3]
+    blocks = x.reshape(lead + (C, Hp, Ph, Wp, Pw))
+    blocks = np.moveaxis(blocks, (-5, -4, -3, -2, -1), (-3, -5, -2, -4, -1))  # (..., Hp, Wp, C, Ph, Pw)
+    return blocks.reshape(lead + (Hp * Wp, C * Ph * Pw))
+
+
+def patch_tokens(x, weight, bias=None):
+    """The patch tokens ``PE(X) = X_p W_E + 1 b_E^T``: ``(..., N_p, d)``.
+
+    ``weight``: ``(d, C, P_h, P_w)`` in ``Conv2d`` layout (square patches in
+    a ViT), so ``W_E`` is ``weight.reshape(d, -1).T``; ``bias``: ``(d,)``.
+    """
+    weight = np.asarray(weight, dtype=float)
+    if weight.ndim != 4:
+        raise ValueError(f"the patch weight must be (d, C, P_h, P_w), got shape {weight.shape}")
+    d, C, Ph, Pw = weight.shape
+    x = _image_array(x)
+    if x.shape[-3] != C:
+        raise ValueError(f"the weight expects {C} input channels, the image has {x.shape[-3]}")
+    tokens = patchify(x, (Ph, Pw)) @ weight.reshape(d, -1).T
+    if bias is not None:
+        tokens = tokens + _bias(bias, d)
+    return tokens
+
+
+def patch_embed(x, weight, bias=None):
+    """The patch embedding as a feature map ``(..., d, H / P_h, W / P_w)``.
+
+    A convolution whose kernel size and stride both equal the patch size;
+    the same numbers as :func:`patch_tokens`, laid out like the output of
+    ``Conv2d(C, d, kernel_size=P, stride=P)``.
+    """
+    x = _image_array(x)
+    Ph, Pw = np.shape(weight)[-2:]
+    tokens = patch_tokens(x, weight, bias)
+    return tokens_to_grid(tokens, (x.shape[-2] // Ph, x.shape[-1] // Pw))
+
+
+def tokens_to_grid(tokens, grid):
+    """``(..., N_p, d) -> (..., d, H_p, W_p)`` for a raster-ordered ``grid = (H_p, W_p)``.
+
+    Works for NumPy arrays and torch tensors.
+    """
+    Hp, Wp = _pair(grid, "grid")
+    N, d = tokens.shape[-2:]
+    if N != Hp * Wp:
+        raise ValueError(f"{N} tokens do not fill a {Hp}x{Wp} grid ({Hp * Wp} cells)")
+    lead = tuple(tokens.shape[:-2])
+    if torch.is_tensor(tokens):
+        return tokens.transpose(-1, -2).reshape(lead + (d, Hp, Wp))
+    return np.swapaxes(tokens, -1, -2).reshape(lead + (d, Hp, Wp))
+
+
+def grid_to_tokens(grid_map):
+    """``(..., d, H_p, W_p) -> (..., N_p, d)`` in raster order (NumPy or torch)."""
+    d, Hp, Wp = grid_map.shape[-3:]
+    lead = tuple(grid_map.shape[:-3])
+    if torch.is_tensor(grid_map):
+        return grid_map.reshape(lead + (d, Hp * Wp)).transpose(-1, -2)
+    return np.swapaxes(grid_map.reshape(lead + (d, Hp * Wp)), -1, -2)
+
+
+def token_permutation(grid, delta, patch):
+    """The permutation that a whole-patch shift ``delta`` (pixels) induces on the tokens.
+
+    Returns ``perm`` of shape ``(N_p,)`` with ``PE(T_delta X) = PE(X)[perm]``:
+    slot ``(r, c)`` receives the token of patch
+    ``((r - delta_r / P) mod H_p, (c - delta_c / P) mod W_p)``. Equivalently
+    the permutation matrix ``Pi_delta`` (:func:`permutation_matrix`) sends grid
+    cell ``(r, c)`` to ``((r + delta_r / P) mod H_p, (c + delta_c / P) mod W_p)``.
+    """
+    Hp, Wp = _pair(grid, "grid")
+    if Hp < 1 or Wp < 1:
+        raise ValueError(f"the grid must have positive sides, got {(Hp, Wp)}")
+    dr, dc = _pair(delta, "shift")
+    if not (isinstance(patch, numbers.Integral) and patch >= 1):
+        raise ValueError(f"the patch size must be a positive integer, got {patch!r}")
+    if dr % patch or dc % patch:
+        raise ValueError(f"a shift of {(dr, dc)} pixels is not a whole number of {patch}-pixel patches")
+    r = np.arange(Hp)[:, None]
+    c = np.arange(Wp)[None, :]
+    source = ((r - dr // patch) % Hp) * Wp + (c - dc // patch) % Wp
+    return source.reshape(-1)
+
+
+def permutation_matrix(perm):
+    """The ``(N, N)`` matrix ``Pi`` with ``Pi @ X == X[perm]``."""
+    perm = np.asarray(perm)
+    N = perm.size
+    if perm.ndim != 1 or not np.array_equal(np.sort(perm), np.arange(N)):
+        raise ValueError(f"perm must be a permutation of 0..N-1, got {perm.tolist()}")
+    Pi = np.zeros((N, N))
+    Pi[np.arange(N), perm] = 1.0
+    return Pi
+
+
+def relative_position_bias(grid, table):
+    """An attention bias that depends only on the circular offset between patches.
+
+    ``table``: ``(H_p, W_p)``. Returns ``B`` of shape ``(N_p, N_p)`` with
+    ``B[n, m] = table[(r_m - r_n) mod H_p, (c_m - c_n) mod W_p]`` for tokens
+    ``n = (r_n, c_n)`` and ``m = (r_m, c_m)``. Every whole-patch shift
+    permutation ``Pi`` satisfies ``Pi B Pi^T = B``.
+    """
+    Hp, Wp = _pair(grid, "grid")
+    table = np.asarray(table, dtype=float)
+    if table.shape != (Hp, Wp):
+        raise ValueError(f"the table must have the grid's shape {(Hp, Wp)}, got {table.shape}")
+    r, c = np.divmod(np.arange(Hp * Wp), Wp)
+    return table[(r[None, :] - r[:, None]) % Hp, (c[None, :] - c[:, None]) % Wp]
+
+
+def conjugate(B, perm):
+    """``Pi B Pi^T`` for the permutation ``perm`` (``Pi @ X == X[perm]``): ``B[perm][:, perm]``."""
+    B = np.asarray(B)
+    perm = np.asarray(perm)
+    if B.ndim != 2 or B.shape != (perm.size, perm.size):
+        raise ValueError(f"B must be ({perm.size}, {perm.size}) for this permutation, got {B.shape}")
+    return B[np.ix_(perm, perm)]
+
+
+# ---------------------------------------------------------------------------
+# A ViT-style stack built from PyTorch's own modules
+# ---------------------------------------------------------------------------
+
+
+class PatchEncoder(nn.Module):
+    """A patch embedding, optional absolute positions and a Transformer encoder.
+
+    ``embed`` maps ``(B, C, H, W)`` to ``(B, d, H_p, W_p)`` (a ``Conv2d`` with
+    kernel = stride = ``P``); its output is flattened to tokens ``(B, N_p, d)``
+    in raster order, ``positions`` (``(N_p, d)``, or ``None``) are added, and
+    ``encoder`` (a batch-first ``nn.TransformerEncoder``) runs on the tokens,
+    with ``attn_bias`` (``(N_p, N_p)``, or ``None``) added to every head's
+    attention scores. The output tokens are laid back on the grid,
+    ``(B, d, H_p, W_p)``, so that shifts act on them as on a feature map.
+    The bias is applied with PyTorch's inference fast path switched off
+    (:func:`without_attention_fastpath`).
+    """
+
+    def __init__(self, embed: nn.Module, encoder: nn.Module, positions=None, attn_bias=None):
+        super().__init__()
+        self.embed = embed
+        self.encoder = encoder
+        self.positions = None if positions is None else nn.Parameter(torch.as_tensor(positions))
+        self.register_buffer("attn_bias", None if attn_bias is None else torch.as_tensor(attn_bias))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        grid = self.embed(x)  # (B, d, H_p, W_p)
+        tokens = grid.flatten(-2).transpose(-1, -2)  # (B, N_p, d)
+        if self.positions is not None:
+            tokens = tokens + self.positions
+        if self.attn_bias is None:
+            tokens = self.encoder(tokens)
+        else:
+            with without_attention_fastpath():
+                tokens = self.encoder(tokens, mask=self.attn_bias.to(tokens.dtype))
+        return tokens.transpose(-1, -2).reshape(grid.shape)
+
+
+@contextlib.contextmanager
+def without_attention_fastpath():
+    """Run ``nn.TransformerEncoder`` on its reference path inside this block.
+
+    In evaluation mode without gradients, PyTorch's fused encoder path reads a
+    float attention mask as a boolean one and returns NaN
+    (pytorch/pytorch#118628); an additive bias needs the reference path.
+    """
+    enabled = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        yield
+    finally:
+        torch.backends.mha.set_fastpath_enabled(enabled)
+
+
+# ---------------------------------------------------------------------------
+# Equivariance error
+# ---------------------------------------------------------------------------
+
+
+def equivariance_error(f, x, shift, stride=1):
+    """How far ``f`` is from commuting with the shift ``T_delta``, relative to ``max|f(x)|``.
+
+    ``f`` maps an image ``(C, H, W)`` or a batch ``(B, C, H, W)`` to a feature
+    map with the same leading axes and the grid divided by the stride,
+    ``(..., C', H / s_h, W / s_w)``. When the stride divides ``delta``, the
+    error is ``max|f(T_delta x) - T_{delta/s} f(x)| / max|f(x)|``; otherwise
+    it is the smallest such error over every shift of the output grid, so a
+    non-zero value means that no output shift works.
+
+    ``f`` is a NumPy function or any callable (called on ``x`` as given, a
+    NumPy array or a torch tensor, under ``torch.no_grad``), or a
+    ``torch.nn.Module``, which is evaluated on a float64 copy in evaluation
+    mode, so that float32 rounding does not blur an exact statement.
+    ``shift`` is ``(rows, columns)`` or one integer (a horizontal shift),
+    with each component smaller than the image side in absolute value.
+    """
+    run, x = _evaluator(f, x)
+    H, W = x.shape[-2:]
+    delta = _check_shift(shift, H, W)
+    stride = _stride_pair(stride, H, W)
+    y = _check_output(run(x), x, stride)
+    return _error(run, x, y, delta, stride)
+
+
+def which_shifts_commute(f, x, stride=1, tol=1e-8):
+    """Which circular shifts of ``x`` commute with ``f``, up to ``tol``.
+
+    Returns a boolean array of shape ``(H, W)``: entry ``[dr, dc]`` is True
+    when ``equivariance_error(f, x, (dr, dc), stride) <= tol``. For a
+    stride-``s`` convolution it is True exactly where ``s`` divides both
+    components; for a patch embedding, where the patch size does. ``f`` is
+    evaluated once per shift (``H W`` calls).
+    """
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be finite and >= 0, got {tol!r}")
+    run, x = _evaluator(f, x)
+    H, W = x.shape[-2:]
+    stride = _stride_pair(stride, H, W)
+    y = _check_output(run(x), x, stride)
+    errors = np.array([[_error(run, x, y, (dr, dc), stride) for dc in range(W)] for dr in range(H)])
+    return errors <= tol
+
+
+def equivariance_error_map(f, x, shift, stride=1):
+    """``|f(T_delta x) - T_{delta/s} f(x)| / max|f(x)|`` per output pixel, shape ``(H', W')``.
+
+    The maximum is taken over the leading axes and the channels, so the map
+    says *where* a shift that the stride divides fails to commute (for
+    example, along the border of a zero-padded convolution).
+    """
+    run, x = _evaluator(f, x)
+    H, W = x.shape[-2:]
+    dr, dc = _check_shift(shift, H, W)
+    sh, sw = _stride_pair(stride, H, W)
+    if dr % sh or dc % sw:
+        raise ValueError(f"the stride {(sh, sw)} must divide the shift {(dr, dc)} for a map")
+    y = _check_output(run(x), x, (sh, sw))
+    moved = _check_output(run(_shift(x, (dr, dc))), x, (sh, sw))
+    diff = np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1)))
+    return diff.reshape(-1, *diff.shape[-2:]).max(axis=0) / np.abs(y).max()
+
+
+def _error(run, x, y, delta, stride):
+    """The equivariance error at ``delta``, given ``y = f(x)`` (float64 NumPy)."""
+    (dr, dc), (sh, sw) = delta, stride
+    moved = _check_output(run(shift(x, delta)), x, stride)
+    scale = np.abs(y).max()
+    if dr % sh == 0 and dc % sw == 0:
+        return float(np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1))).max() / scale)
+    # Every output shift at once: candidates[a, b] = T_(a, b) y, shape (H', W', ..., H', W').
+    Hy, Wy = y.shape[-2:]
+    rows = (np.arange(Hy)[None, :] - np.arange(Hy)[:, None]) % Hy  # rows[a, r] = (r - a) mod H'
+    cols = (np.arange(Wy)[None, :] - np.arange(Wy)[:, None]) % Wy
+    candidates = y[..., rows[:, None, :, None], cols[None, :, None, :]]  # (..., H', W', H', W')
+    gaps = np.abs(candidates - moved[..., None, None, :, :])
+    gaps = np.moveaxis(gaps, (-4, -3), (0, 1)).reshape(Hy, Wy, -1).max(axis=-1)
+    return float(gaps.min() / scale)
+
+
+def _evaluator(f, x):
+    """``(run, x)``: ``run`` maps an input like ``x`` to ``f``'s output as float64 NumPy."""
+    if len(np.shape(x)) not in (3, 4):
+        raise ValueError(f"x must be an image (C, H, W) or a batch (B, C, H, W), got shape {tuple(np.shape(x))}")
+    if isinstance(f, nn.Module):
+        model = copy.deepcopy(f).to(torch.float64).eval()
+        device = next((p.device for p in model.parameters()), torch.device("cpu"))
+        x = torch.as_tensor(_image_array(x) if not torch.is_tensor(x) else x,
+                            dtype=torch.float64, device=device)
+        call = model
+    elif callable(f):
+        x = x if torch.is_tensor(x) else _image_array(x)
+        call = f
+    else:
+        raise ValueError(f"f must be a function or a torch.nn.Module, got {type(f).__name__}")
+
+    def run(inputs):
+        with torch.no_grad():
+            out = call(inputs)
+        if torch.is_tensor(out):
+            out = out.detach().to("cpu", torch.float64).numpy()
+        return np.asarray(out, dtype=float)
+
+    return run, x
+
+
+def _check_output(y, x, stride):
+    H, W = x.shape[-2:]
+    sh, sw = stride
+    if y.ndim != x.ndim or (x.ndim == 4 and y.shape[0] != x.shape[0]):
+        raise ValueError(
+            f"f must keep the batch: input {tuple(x.shape)} gave output {y.shape}; "
+            f"expected ({'B, ' if x.ndim == 4 else ''}C', {H // sh}, {W // sw})")
+    if y.shape[-2:] != (H // sh, W // sw):
+        raise ValueError(
+            f"f's output grid {y.shape[-2:]} is not the {H}x{W} input grid divided by "
+            f"the stride {(sh, sw)}, {(H // sh, W // sw)}")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("f returned non-finite values")
+    if np.abs(y).max() == 0:
+        raise ValueError("f(x) is zero everywhere: the relative error is undefined")
+    return y
+
+
+def _check_shift(delta, H, W):
+    dr, dc = _pair(delta, "shift")
+    if not (-H < dr < H and -W < dc < W):
+        raise ValueError(f"the shift {(dr, dc)} does not fit a {H}x{W} image (each |component| < side)")
+    return dr, dc
+
+
+def _image_array(x):
+    x = np.asarray(x, dtype=float)
+    if x.ndim < 3:
+        raise ValueError(f"an image must be (..., C, H, W), got shape {x.shape}")
+    return x
+
+
+def _bias(bias, size):
+    bias = np.asarray(bias, dtype=float)
+    if bias.shape != (size,):
+        raise ValueError(f"the bias must have shape ({size},), got {bias.shape}")
+    return bias
+
+
+def _patch_size(patch, H, W):
+    Ph, Pw = _pair(patch, "patch size")
+    if Ph < 1 or Pw < 1:
+        raise ValueError(f"the patch size must be positive, got {patch!r}")
+    if H % Ph or W % Pw:
+        raise ValueError(f"the patch size {(Ph, Pw)} must divide the image size {(H, W)}")
+    return Ph, Pw
+
+
+# ---------------------------------------------------------------------------
+# The layers the book measures
+# ---------------------------------------------------------------------------
+
+
+def measurement_layers(rng, image, channels=8, kernel=3, patch=8, dim=16):
+    """Four layers with random weights, whose shift errors the book measures.
+
+    Returns ``{label: (f, stride)}`` with NumPy maps of ``(C, H, W)`` images:
+
+    - a ``kernel x kernel`` circular convolution to ``channels`` channels, stride 1;
+    - the same convolution (same weights) with stride 2;
+    - a patch embedding with patch side ``patch`` and ``dim`` channels;
+    - that patch embedding plus an absolute position table, one vector per
+      patch, with standard normal entries scaled to the spread of the patch
+      tokens of ``image`` (a stand-in for a learned table).
+
+    Weights are drawn by :func:`init_conv` from ``rng``.
+    """
+    image = _image_array(image)
+    C, H, W = image.shape[-3:]
+    w, b = init_conv(rng, channels, C, kernel)
+    w_patch, b_patch = init_conv(rng, dim, C, patch)
+    tokens = patch_tokens(image, w_patch, b_patch)
+    table = tokens_to_grid(rng.standard_normal(tokens.shape[-2:]) * tokens.std(), (H // patch, W // patch))
+    return {
+        "convolution, stride 1": (lambda x: conv2d(x, w, b), 1),
+        "convolution, stride 2": (lambda x: conv2d(x, w, b, stride=2), 2),
+        f"patch embedding, P = {patch}": (lambda x: patch_embed(x, w_patch, b_patch), patch),
+        "patch embedding + positions": (lambda x: patch_embed(x, w_patch, b_patch) + table, patch),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Strides of a real network
+# ---------------------------------------------------------------------------
+
+
+def feature_strides(features, image_size=64, channels=3):
+    """The total stride of each feature map that ``features`` returns.
+
+    ``features`` maps a batch ``(1, C, S, S)`` to a tensor or a list of
+    tensors ``(1, C_i, S / s_i, S / s_i)`` (a timm model created with
+    ``features_only=True``, or ``forward_features``). Returns ``[s_i, ...]``,
+    measured by running a zero image of side ``image_size`` through it.
+    """
+    if not (isinstance(image_size, numbers.Integral) and image_size >= 1):
+        raise ValueError(f"image_size must be a positive integer, got {image_size!r}")
+    with torch.no_grad():
+        outputs = features(torch.zeros(1, channels, image_size, image_size))
+    if torch.is_tensor(outputs):
+        outputs = [outputs]
+    strides = []
+    for out in outputs:
+        h, w = out.shape[-2:]
+        if image_size % h or image_size % w or image_size // h != image_size // w:
+            raise ValueError(f"a {h}x{w} map is not an exact subsampling of a {image_size}-pixel image")
+        strides.append(image_size // h)
+    return strides

@@ -80,6 +80,15 @@ def test_2d_rope_scores_depend_only_on_the_offset_between_patches():
     for offset in np.unique(offsets):
         values = scores[offsets == offset]
         assert np.ptp(values) < 1e-12
+    assert positions.spread_by_offset(scores, rows, cols) < 1e-12
+
+
+def test_spread_by_offset_sees_a_score_that_depends_on_absolute_position():
+    rows, cols = positions.grid_coordinates(4, 4)
+    relative = -np.abs((rows[None, :] - rows[:, None]) + 2.0 * (cols[None, :] - cols[:, None]))
+    assert positions.spread_by_offset(relative, rows, cols) == 0.0
+    absolute = relative + 0.5 * rows[:, None]  # the query's own row matters
+    assert positions.spread_by_offset(absolute, rows, cols) == pytest.approx(0.5 * 3)
 
 
 def test_2d_rope_is_a_rotation_rows_in_the_first_half_columns_in_the_second():
@@ -104,3 +113,5 @@ def test_bad_inputs_raise_value_errors():
         positions.rope_angles(np.arange(3), np.arange(4), 8)
     with pytest.raises(ValueError, match="new_size"):
         positions.interpolation_matrix(0, 14)
+    with pytest.raises(ValueError, match="scores"):
+        positions.spread_by_offset(np.zeros((3, 4)), np.arange(3), np.arange(3))

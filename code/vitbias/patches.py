@@ -142,8 +142,15 @@ def best_linear_error(patches: np.ndarray, rank: int) -> float:
     patches = _check_rows(patches)
     if not (isinstance(rank, (int, np.integer)) and 0 <= rank <= patches.shape[1]):
         raise ValueError(f"rank must be an integer in [0, {patches.shape[1]}], got {rank!r}")
-    energy = np.linalg.svd(patches, compute_uv=False) ** 2
-    return float(np.sqrt(energy[rank:].sum() / energy.sum()))
+    energy = _principal(patches)[0]
+    return float(np.sqrt(max(energy[rank:].sum(), 0.0) / energy.sum()))
+
+
+def _principal(patches: np.ndarray):
+    """Eigenvalues (descending) and eigenvectors (columns) of ``P^T P``: the squared
+    singular values and right singular vectors of ``P``, from a D x D problem."""
+    energy, vectors = np.linalg.eigh(patches.T @ patches)
+    return energy[::-1], vectors[:, ::-1]
 
 
 def best_linear_basis(patches: np.ndarray, rank: int) -> np.ndarray:
@@ -154,9 +161,9 @@ def best_linear_basis(patches: np.ndarray, rank: int) -> np.ndarray:
     learned embedding of that size can do on patches it has not seen.
     """
     patches = _check_rows(patches)
-    if not (isinstance(rank, (int, np.integer)) and 1 <= rank <= min(patches.shape)):
-        raise ValueError(f"rank must be an integer in [1, {min(patches.shape)}], got {rank!r}")
-    return np.linalg.svd(patches, full_matrices=False)[2][:rank]
+    if not (isinstance(rank, (int, np.integer)) and 1 <= rank <= patches.shape[1]):
+        raise ValueError(f"rank must be an integer in [1, {patches.shape[1]}], got {rank!r}")
+    return _principal(patches)[1][:, :rank].T
 
 
 def power_law_images(count: int, size: int, channels: int = 3, exponent: float = 1.0,

@@ -153,3 +153,23 @@ def rope_scores(q: torch.Tensor, k: torch.Tensor, rows, cols, base: float = 100.
     depends on the offset between the two patches, never on where they are.
     """
     return apply_rope_2d(q, rows, cols, base) @ apply_rope_2d(k, rows, cols, base).transpose(-2, -1)
+
+
+def spread_by_offset(scores, rows, cols) -> float:
+    """The largest range of ``scores[i, j]`` among pairs sharing one offset ``p_j - p_i``.
+
+    Zero (up to rounding) exactly when the scores depend on the offset alone.
+    ``scores``: (T, T); ``rows``, ``cols``: the T patches' coordinates.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    rows, cols = np.asarray(rows), np.asarray(cols)
+    T = rows.shape[0]
+    if scores.shape != (T, T) or cols.shape != (T,):
+        raise ValueError(f"expected (T, T) scores for T = {T} coordinates, got {scores.shape}")
+    dr, dc = rows[None, :] - rows[:, None], cols[None, :] - cols[:, None]
+    _, group = np.unique(np.stack([dr.ravel(), dc.ravel()]), axis=1, return_inverse=True)
+    highest = np.full(group.max() + 1, -np.inf)
+    lowest = np.full(group.max() + 1, np.inf)
+    np.maximum.at(highest, group, scores.ravel())
+    np.minimum.at(lowest, group, scores.ravel())
+    return float((highest - lowest).max())

@@ -334,7 +334,8 @@ def from_timm(model) -> ViT:
     is our ``norm``. Anything else in timm's state (layer scale, q/k norms, an
     attention-pooling head) has no place here and raises ``ValueError``.
     """
-    ours = ViT(config_from_timm(model))
+    with torch.device("meta"):  # no initialisation: every tensor is replaced below
+        ours = ViT(config_from_timm(model))
     renamed = {}
     for name, value in model.state_dict().items():
         name = name.replace("patch_embed.proj.", "patch_embed.").replace("fc_norm.", "norm.")
@@ -344,5 +345,5 @@ def from_timm(model) -> ViT:
     if unexpected or missing:
         raise ValueError(f"timm model does not fit a plain ViT: unexpected {unexpected}, "
                          f"missing {missing}")
-    ours.load_state_dict(renamed)
+    ours.load_state_dict({name: value.detach().clone() for name, value in renamed.items()}, assign=True)
     return ours.eval()

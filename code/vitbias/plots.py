@@ -52,7 +52,7 @@ def toy_error_curves(sim: "_toy.ToySimulation", N_star: float):
 # ---------------------------------------------------------------------------
 
 
-def _patches_show_image(ax, image, title, patch=None):
+def _patches_show_image(ax, image, title, patch=None, grid_color="white"):
     """An image (C, H, W) or (H, W) on ``ax``, scaled to [0, 1], with an optional patch grid."""
     image = np.asarray(image, dtype=float)
     if image.ndim == 3:
@@ -63,19 +63,19 @@ def _patches_show_image(ax, image, title, patch=None):
               interpolation="nearest")
     if patch:
         for edge in np.arange(patch, image.shape[0], patch) - 0.5:
-            ax.axhline(edge, color="white", linewidth=0.6)
+            ax.axhline(edge, color=grid_color, linewidth=1.0)
         for edge in np.arange(patch, image.shape[1], patch) - 0.5:
-            ax.axvline(edge, color="white", linewidth=0.6)
+            ax.axvline(edge, color=grid_color, linewidth=1.0)
     ax.set_title(title, fontsize=9)
     ax.set_xticks([])
     ax.set_yticks([])
 
 
-def patches_images(images, titles, patch=None, size=2.4):
+def patches_images(images, titles, patch=None, size=2.4, grid_color="white"):
     """Images side by side, each with the patch grid drawn over it."""
     fig, axes = plt.subplots(1, len(images), figsize=(size * len(images), size + 0.3))
     for ax, image, title in zip(np.atleast_1d(axes), images, titles):
-        _patches_show_image(ax, image, title, patch)
+        _patches_show_image(ax, image, title, patch, grid_color)
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -91,7 +91,7 @@ def patches_attention_share(rows, d: int, crossover: float):
         ax.plot(row.tokens, 100 * row.attention_share, "o", color="tab:red", markersize=5)
         ax.annotate(f"{row.image} px / {row.patch}\n$N$ = {row.tokens:,}",
                     (row.tokens, 100 * row.attention_share), textcoords="offset points",
-                    xytext=(6, -22), fontsize=8)
+                    xytext=(-8, 8), ha="right", fontsize=8)
     ax.axvline(crossover, color="0.3", linestyle="--", linewidth=1,
                label=f"$N = 6d$ = {crossover:,.0f}: attention is half")
     ax.axhline(50, color="0.6", linestyle=":", linewidth=1)
@@ -135,7 +135,7 @@ def patches_time_against_macs(labels, macs, seconds):
 
 
 def patches_position_resize(old, new, row: int, col: int, rows, cols):
-    """One channel of a position table before (old x old) and after (new x new) resizing.
+    """A position-table pattern before (old x old) and after (new x new) resizing.
 
     The new cell ``(row, col)`` is circled on the right and the four old cells
     it averages are boxed on the left.

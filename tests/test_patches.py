@@ -112,6 +112,8 @@ def test_bad_inputs_raise_value_errors():
         patches.unpatchify(torch.zeros(1, 3, 48), 4, 3, 8, 8)
     with pytest.raises(ValueError, match="weight must be"):
         patches.pinv_reconstruction_error(np.ones((4, 6)), np.ones((2, 5)))
+    with pytest.raises(ValueError, match="shapes differ"):
+        patches.relative_error(np.ones((4, 6)), np.ones((4, 5)))
     with pytest.raises(ValueError, match="rank"):
         patches.best_linear_error(np.ones((4, 6)), 7)
     with pytest.raises(ValueError, match="exponent"):

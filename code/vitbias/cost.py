@@ -9,8 +9,9 @@ Per encoder block, with ``N`` tokens of width ``d`` and an MLP ``d -> r d -> d``
 - ``2 r N d^2``: the MLP's two matrices;
 - ``2 N^2 d``: the scores ``Q K^T`` and the weighted sum of the values, ``N^2 d`` each.
 
-Softmax, GELU, LayerNorm and the additions are left out: they are linear in
-``N`` and small beside the matrix products. :func:`forward_macs` adds the
+Softmax, GELU, LayerNorm and the additions are left out: the softmax takes a
+few operations per score (the products take ``d_h`` multiply-adds per score),
+and the rest are linear in ``N``. :func:`forward_macs` adds the
 patch embedding and the head and counts exactly what ``torch``'s FLOP counter
 counts (one multiply-add = two FLOPs).
 """

@@ -10,7 +10,8 @@ wherever the object sits. A ViT has to learn both from the data.
 The object is filled with a plain colour (``texture="none"``) or with a
 texture (stripes, checks, dots, ...). With ``texture="random"`` the texture carries no information about the class;
 with ``texture="predictive"`` each class has its own texture, so texture and
-outline agree. :func:`cue_conflict` draws the outline of one class filled
+outline agree. The three modes draw the same outlines, poses and colours from
+the same seed; only the fill differs. :func:`cue_conflict` draws the outline of one class filled
 with the texture of another, to ask which cue a trained model follows.
 
 Images are generated in blocks of :data:`BLOCK` images, each from its own

@@ -11,8 +11,9 @@ One recipe for every model, so that a comparison changes one thing at a time:
   accuracy on a given machine.
 
 The device is found by :func:`vitbias.profile.device`. On CUDA the model runs
-in ``channels_last`` layout under bf16 autocast; on the CPU in float32. This
-module is the only place that moves models and data to a device.
+in ``channels_last`` layout under bf16 autocast, with cuDNN's deterministic
+algorithms; on the CPU in float32. Models and tensors move with
+``.to(device)``, never with ``.cuda()``.
 """
 
 from __future__ import annotations

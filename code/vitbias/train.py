@@ -1,0 +1,192 @@
+"""Training and evaluation: AdamW for a fixed number of steps, on CPU or CUDA.
+
+One recipe for every model, so that a comparison changes one thing at a time:
+
+- AdamW with a fixed step budget and batch size (batches are drawn without
+  replacement, epoch after epoch, from a seeded shuffle);
+- a linear warm-up, then a cosine decay to zero or a constant rate;
+- optional augmentation: a random crop of the image padded by 4 pixels, and a
+  horizontal flip with probability 1/2 (vectorised over the batch);
+- fixed seeds: the same configuration gives the same losses and the same
+  accuracy on a given machine.
+
+The device is found by :func:`vitbias.profile.device`. On CUDA the model runs
+in ``channels_last`` layout under bf16 autocast, with cuDNN's deterministic
+algorithms; on the CPU in float32. Models and tensors move with
+``.to(device)``, never with ``.cuda()``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .data import ImageSet
+from .profile import device as default_device
+
+SCHEDULES = ("cosine", "constant")
+PAD = 4
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """The recipe: steps, batch size, AdamW's rate and decay, schedule, augmentation, seed."""
+
+    steps: int
+    batch_size: int
+    lr: float = 1e-3
+    weight_decay: float = 0.05
+    schedule: str = "cosine"
+    warmup: int = 0
+    augment: bool = True
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("steps", "batch_size"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, np.integer)) and value >= 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not (isinstance(self.warmup, (int, np.integer)) and 0 <= self.warmup < self.steps):
+            raise ValueError(f"warmup must be an integer in 0..steps-1, got {self.warmup!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if not (self.lr > 0 and self.weight_decay >= 0):
+            raise ValueError(f"need lr > 0 and weight_decay >= 0, got {self.lr}, {self.weight_decay}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class History:
+    """What training produced: the loss of every step, the time it took and its speed."""
+
+    losses: np.ndarray
+    seconds: float
+    images_per_second: float
+    device: str
+
+
+def learning_rate_factor(step, config: TrainConfig) -> float:
+    """The multiplier of ``config.lr`` at ``step`` (0-based): linear warm-up, then cosine or flat."""
+    if step < config.warmup:
+        return (step + 1) / config.warmup
+    if config.schedule == "constant":
+        return 1.0
+    progress = (step - config.warmup) / max(1, config.steps - config.warmup)
+    return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def random_crop_flip(x: torch.Tensor, generator: torch.Generator, pad: int = PAD) -> torch.Tensor:
+    """Each image of ``x`` ``(B, C, H, W)`` cropped from its zero-padded copy and flipped with p = 1/2.
+
+    The offsets and flips are drawn on the CPU from ``generator``, so the
+    result does not depend on the device.
+    """
+    B, C, H, W = x.shape
+    offsets = torch.randint(0, 2 * pad + 1, (2, B), generator=generator).to(x.device)
+    flips = (torch.rand(B, generator=generator) < 0.5).to(x.device)
+    padded = F.pad(x, (pad, pad, pad, pad))
+    rows = offsets[0][:, None] + torch.arange(H, device=x.device)  # (B, H)
+    cols = offsets[1][:, None] + torch.arange(W, device=x.device)  # (B, W)
+    cols = torch.where(flips[:, None], cols.flip(-1), cols)
+    batch = torch.arange(B, device=x.device)[:, None, None, None]
+    channel = torch.arange(C, device=x.device)[None, :, None, None]
+    return padded[batch, channel, rows[:, None, :, None], cols[:, None, None, :]]
+
+
+def _standardiser(images: ImageSet, device):
+    mean = torch.tensor(images.mean, device=device).view(1, 3, 1, 1)
+    std = torch.tensor(images.std, device=device).view(1, 3, 1, 1)
+    return mean, std
+
+
+def _autocast(device: torch.device):
+    if device.type == "cuda":
+        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+    return nullcontext()
+
+
+def _place(model: nn.Module, device: torch.device) -> nn.Module:
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = False
+        torch.backends.cudnn.deterministic = True
+        return model.to(device, memory_format=torch.channels_last)
+    return model.to(device)
+
+
+def _inputs(pixels: torch.Tensor, device: torch.device) -> torch.Tensor:
+    if device.type == "cuda":
+        return pixels.contiguous(memory_format=torch.channels_last)
+    return pixels
+
+
+def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None) -> History:
+    """Train ``model`` in place on ``data`` with ``config``; returns the :class:`History`."""
+    if len(data) < 1:
+        raise ValueError("the training set is empty")
+    device = torch.device(device) if device is not None else default_device()
+    model = _place(model, device)
+    model.train()
+    images = torch.from_numpy(data.images).to(device)  # uint8, (N, 3, H, W)
+    labels = torch.from_numpy(data.labels).to(device)
+    mean, std = _standardiser(data, device)
+
+    generator = torch.Generator().manual_seed(config.seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(step, config))
+    losses = torch.zeros(config.steps, device=device)
+    order = torch.empty(0, dtype=torch.long)
+
+    start = time.perf_counter()
+    for step in range(config.steps):
+        while len(order) < config.batch_size:  # a fresh shuffle whenever an epoch runs out
+            order = torch.cat([order, torch.randperm(len(data), generator=generator)])
+        index, order = order[: config.batch_size].to(device), order[config.batch_size:]
+        x = images[index].float() / 255.0
+        if config.augment:
+            x = random_crop_flip(x, generator)
+        x = _inputs((x - mean) / std, device)
+        with _autocast(device):
+            loss = F.cross_entropy(model(x), labels[index])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        losses[step] = loss.detach().float()
+    losses = losses.cpu().numpy()
+    seconds = time.perf_counter() - start
+    if not np.all(np.isfinite(losses)):
+        raise FloatingPointError(f"training diverged: first non-finite loss at step "
+                                 f"{int(np.argmin(np.isfinite(losses)))}")
+    model.eval()
+    return History(losses, seconds, config.steps * config.batch_size / seconds, device.type)
+
+
+@torch.no_grad()
+def predict(model: nn.Module, data: ImageSet, device=None, batch_size: int = 1000) -> np.ndarray:
+    """Logits ``(N, num_classes)`` of ``model`` on every image of ``data``, in eval mode."""
+    device = torch.device(device) if device is not None else default_device()
+    model = _place(model, device).eval()
+    mean, std = _standardiser(data, device)
+    out = []
+    for first in range(0, len(data), batch_size):
+        x = torch.from_numpy(data.images[first:first + batch_size]).to(device).float() / 255.0
+        with _autocast(device):
+            out.append(model(_inputs((x - mean) / std, device)).float().cpu())
+    return torch.cat(out).numpy()
+
+
+def evaluate(model: nn.Module, data: ImageSet, device=None) -> dict[str, float]:
+    """Top-1 accuracy and mean cross-entropy of ``model`` on ``data``."""
+    logits = torch.from_numpy(predict(model, data, device))
+    labels = torch.from_numpy(data.labels)
+    return {"accuracy": float((logits.argmax(1) == labels).double().mean()),
+            "loss": float(F.cross_entropy(logits, labels))}

@@ -1,0 +1,80 @@
+"""The trainer: it learns, it repeats itself, and its pieces do what they say."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from vitbias import data, models, train
+
+TINY = data.shapes(256, seed=0)
+
+
+def fit(spec, seed=0, steps=40, **recipe):
+    torch.manual_seed(seed)
+    model = models.build(spec)
+    config = train.TrainConfig(steps=steps, batch_size=32, lr=3e-3, seed=seed, **recipe)
+    history = train.train(model, TINY, config, device="cpu")
+    return model, history
+
+
+def test_the_loss_decreases_on_a_tiny_run():
+    _, history = fit({"kind": "cnn"}, steps=60, warmup=5)
+    assert history.losses.shape == (60,)
+    assert history.losses[-10:].mean() < 0.7 * history.losses[:10].mean()
+    assert history.device == "cpu" and history.images_per_second > 0
+
+
+def test_the_same_seed_gives_the_same_losses_and_accuracy():
+    spec = {"kind": "vit", "patch_size": 8, "embed_dim": 32, "depth": 1, "num_heads": 2}
+    first, a = fit(spec, seed=1, steps=15)
+    second, b = fit(spec, seed=1, steps=15)
+    np.testing.assert_array_equal(a.losses, b.losses)
+    assert train.evaluate(first, TINY, "cpu") == train.evaluate(second, TINY, "cpu")
+    _, c = fit(spec, seed=2, steps=15)
+    assert not np.array_equal(a.losses, c.losses)
+
+
+def test_the_schedule_warms_up_linearly_then_follows_a_cosine_to_zero():
+    config = train.TrainConfig(steps=110, batch_size=1, warmup=10)
+    factors = [train.learning_rate_factor(step, config) for step in range(110)]
+    assert factors[:10] == pytest.approx([(s + 1) / 10 for s in range(10)])
+    assert factors[10] == 1.0
+    assert factors[60] == pytest.approx(0.5)
+    assert factors[-1] == pytest.approx(0.5 * (1 + math.cos(math.pi * 99 / 100)))
+    flat = train.TrainConfig(steps=20, batch_size=1, warmup=5, schedule="constant")
+    assert [train.learning_rate_factor(s, flat) for s in range(5, 20)] == [1.0] * 15
+
+
+def test_crop_and_flip_cut_each_image_from_its_padded_copy():
+    x = torch.arange(2 * 3 * 6 * 6, dtype=torch.float32).view(2, 3, 6, 6)
+    out = train.random_crop_flip(x, torch.Generator().manual_seed(0), pad=2)
+    generator = torch.Generator().manual_seed(0)  # the same draws, replayed
+    offsets = torch.randint(0, 5, (2, 2), generator=generator)
+    flips = torch.rand(2, generator=generator) < 0.5
+    padded = torch.nn.functional.pad(x, (2, 2, 2, 2))
+    for i in range(2):
+        crop = padded[i, :, offsets[0, i]:offsets[0, i] + 6, offsets[1, i]:offsets[1, i] + 6]
+        torch.testing.assert_close(out[i], crop.flip(-1) if flips[i] else crop, rtol=0, atol=0)
+
+
+def test_evaluation_scores_a_constant_model_by_its_class_frequency():
+    class Constant(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.one_hot(torch.full((len(x),), 3), 10).float()
+
+    scores = train.evaluate(Constant(), TINY, "cpu")
+    assert scores["accuracy"] == pytest.approx(np.mean(TINY.labels == 3))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(steps=0, batch_size=8), "steps"),
+    (dict(steps=10, batch_size=2.5), "batch_size"),
+    (dict(steps=10, batch_size=8, warmup=10), "warmup"),
+    (dict(steps=10, batch_size=8, schedule="step"), "schedule"),
+    (dict(steps=10, batch_size=8, lr=0.0), "lr"),
+])
+def test_bad_recipes_are_rejected(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        train.TrainConfig(**kwargs)

@@ -1,12 +1,27 @@
 """vitbias: the code behind the book on the inductive bias of Vision Transformers.
 
-One module per idea the book teaches, plus the plumbing:
+One module per idea the book teaches:
 
+- ``vit``: a ViT written to be read (checked against timm's);
+  ``patches``: patchify, the jigsaw and what a token can keep;
+  ``cost``: parameter and multiply-add counts; ``positions``: resizing the
+  position table, 2-D RoPE; ``handvit``: a ViT small enough to check by hand.
 - ``toy``: the bias trade-off toy (a shared 3-tap convolution against a full
   linear map), its error formulas and its Monte Carlo experiment.
-- ``profile``: the build profile (``quick`` or ``full``) and the device.
+- ``symmetry``: shifts, strided and patch convolutions, equivariance errors.
+- ``crossover``: the compute a ViT needs to match a ResNet (Table 6).
+- ``attention_conv``: multi-head attention as a sum over heads, and the
+  convolution it can compute.
+
+and the plumbing:
+
+- ``data`` (generated shapes, CIFAR-10), ``models`` (the small CNN, the
+  TinyViT), ``train`` (the trainer), ``runs`` (the run cache), ``probe``
+  (linear probes on frozen features);
+- ``profile``: the build profile (``quick`` or ``full``), its budgets and the device;
 - ``book``: gluing numbers into the prose with a declared tolerance, and the
-  record of how a build was made.
+  record of how a build was made;
+- ``literature``: published numbers with their paper and table;
 - ``plots``: the figures.
 """
 

@@ -33,3 +33,12 @@ def test_profile_defaults_to_quick_and_rejects_unknown_names(monkeypatch):
     monkeypatch.setenv("VITBIAS_PROFILE", "fast")
     with pytest.raises(ValueError, match="VITBIAS_PROFILE"):
         profile.current_profile()
+
+
+def test_the_build_note_names_the_profile_device_and_versions(monkeypatch):
+    import torch
+
+    monkeypatch.setenv("VITBIAS_PROFILE", "quick")
+    text = book.build_note().data
+    assert "`quick` profile" in text
+    assert torch.__version__ in text and np.__version__ in text

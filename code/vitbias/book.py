@@ -86,3 +86,20 @@ def build_record() -> dict[str, str]:
     if record["device"] == "cuda":
         record["GPU"] = torch.cuda.get_device_name(0)
     return record
+
+
+def build_note():
+    """One line for the foot of a chapter: the profile, device and versions it ran with.
+
+    Returned as Markdown for display; the full record and every chapter's run
+    time are on the page "How this build was made".
+    """
+    from IPython.display import Markdown
+
+    r = build_record()
+    device = r.get("GPU", r["device"].upper() if r["device"] == "cpu" else r["device"])
+    return Markdown(
+        f"*This page was executed in the `{r['profile']}` profile on the {device}, with "
+        f"Python {r['Python']}, PyTorch {r['PyTorch']}, timm {r['timm']} and NumPy {r['NumPy']}. "
+        "The page \"How this build was made\" lists every chapter's run time.*"
+    )

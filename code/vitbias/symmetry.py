@@ -70,13 +70,18 @@ def _pair(value, name):
     return int(pair[0]), int(pair[1])
 
 
+def _dividing_pair(value, name, H, W):
+    """``value`` (a stride or a patch size) as a positive pair that divides ``(H, W)``."""
+    h, w = _pair(value, name)
+    if h < 1 or w < 1:
+        raise ValueError(f"the {name} must be positive, got {value!r}")
+    if H % h or W % w:
+        raise ValueError(f"the {name} {(h, w)} must divide the image size {(H, W)}")
+    return h, w
+
+
 def _stride_pair(stride, H, W):
-    sh, sw = _pair(stride, "stride")
-    if sh < 1 or sw < 1:
-        raise ValueError(f"the stride must be positive, got {stride!r}")
-    if H % sh or W % sw:
-        raise ValueError(f"the stride {(sh, sw)} must divide the image size {(H, W)}")
-    return sh, sw
+    return _dividing_pair(stride, "stride", H, W)
 
 
 # ---------------------------------------------------------------------------
@@ -506,12 +511,7 @@ def _bias(bias, size):
 
 
 def _patch_size(patch, H, W):
-    Ph, Pw = _pair(patch, "patch size")
-    if Ph < 1 or Pw < 1:
-        raise ValueError(f"the patch size must be positive, got {patch!r}")
-    if H % Ph or W % Pw:
-        raise ValueError(f"the patch size {(Ph, Pw)} must divide the image size {(H, W)}")
-    return Ph, Pw
+    return _dividing_pair(patch, "patch size", H, W)
 
 
 # ---------------------------------------------------------------------------

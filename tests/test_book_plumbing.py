@@ -42,3 +42,28 @@ def test_the_build_note_names_the_profile_device_and_versions(monkeypatch):
     text = book.build_note().data
     assert "`quick` profile" in text
     assert torch.__version__ in text and np.__version__ in text
+
+
+def test_a_tolerance_wider_than_exact_math_needs_a_reason():
+    with pytest.raises(ValueError, match="needs a reason"):
+        book.glue("acc", 0.5, abs=0.05)
+    with pytest.raises(ValueError, match="needs a reason"):
+        book.glue("err", 1e-4, rel=1e-6, why="  ")
+
+
+def test_rounding_noise_is_glued_as_a_bound_and_fails_above_it():
+    with pytest.raises(ValueError, match=r"not within \[0, 1e-05\]"):
+        book.glue_rounding("diff", 2e-5, 1e-5, why="float32 rounding")
+    with pytest.raises(ValueError, match="not within"):
+        book.glue_rounding("diff", -1e-7, 1e-5, why="float32 rounding")
+
+
+def test_the_build_record_names_the_cpu_kernels():
+    import torch
+
+    assert book.build_record()["CPU kernels"] == torch.backends.cpu.get_cpu_capability()
+
+
+def test_glue_returns_nothing_so_a_cell_ending_in_it_prints_no_digits():
+    assert book.glue("toy_example", 0.1234567891) is None
+    assert book.glue_rounding("toy_noise", 2e-7, 1e-5, why="float32 rounding") is None

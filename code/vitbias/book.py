@@ -5,8 +5,10 @@ the value in the executed notebook (through ``myst_nb.glue``) together with
 the tolerance the drift check applies to it:
 
 - exact math: the default, 1e-9 relative;
+- rounding noise (two float32 paths that should agree): a bound, with
+  :func:`glue_rounding`;
 - a Monte Carlo estimate or a trained accuracy: a band, given as ``rel`` or
-  ``abs`` by the cell that computes it, next to the reason for its size.
+  ``abs`` by the cell that computes it, with ``why``, the reason for its size.
 
 Values are plain Python ``int``, ``float`` or ``str``: NumPy scalars are
 converted here, because NumPy 2 scalars print as ``np.float64(...)`` and break
@@ -44,13 +46,20 @@ def plain(value):
     )
 
 
-def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0):
+def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0, why: str = ""):
     """Glue ``value`` under ``name`` for ``{glue:text}`` and the drift check.
 
     ``rel`` and ``abs`` declare how far a rebuild may move the value before
     the drift check fails: it passes when
-    ``|found - expected| <= abs + rel * |expected|``. Strings must match
-    exactly. Returns the plain value, so a cell can reuse it.
+    ``|found - expected| <= abs + rel * |expected|``. Any tolerance other than
+    the exact-math default needs ``why``, one line on what may legitimately
+    move the number (float rounding across CPUs, Monte Carlo or training
+    noise, and how the size was measured); the drift check prints it when the
+    value moves further. Strings must match exactly.
+
+    Returns nothing: a hidden cell that ends in ``glue(...)`` must not print a
+    second copy of the value, which nbval would compare as text, digit by
+    digit, whatever the tolerance.
     """
     from myst_nb import glue as _myst_glue
 
@@ -58,11 +67,31 @@ def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0):
         raise ValueError(f"invalid glue name {name!r}")
     if rel < 0 or abs < 0:
         raise ValueError(f"tolerances must be non-negative, got rel={rel}, abs={abs}")
+    if (rel, abs) != (EXACT, 0.0) and not why.strip():
+        raise ValueError(f"{name}: a tolerance other than the exact-math default "
+                         f"(rel={EXACT:g}) needs a reason (why=...)")
     value = plain(value)
     _myst_glue(name, value, display=False)
     if not isinstance(value, str):
-        _myst_glue(name + TOLERANCE_SUFFIX, {"rel": float(rel), "abs": float(abs)}, display=False)
-    return value
+        tolerance = {"rel": float(rel), "abs": float(abs)}
+        if why.strip():
+            tolerance["why"] = " ".join(why.split())
+        _myst_glue(name + TOLERANCE_SUFFIX, tolerance, display=False)
+
+
+def glue_rounding(name: str, value, bound: float, *, why: str):
+    """Glue a quantity that *is* rounding noise, checked as ``0 <= value <= bound``.
+
+    The largest difference between two float32 paths, or an error at float64
+    resolution, has no reproducible value, only a bound: another CPU sums in
+    another order and lands elsewhere below it. So the build fails when the
+    value exceeds ``bound`` (``ValueError``), and the drift check's tolerance
+    is the bound itself.
+    """
+    value = plain(value)
+    if isinstance(value, str) or not 0 <= value <= bound:
+        raise ValueError(f"{name}: rounding noise {value!r} is not within [0, {bound:g}]")
+    glue(name, value, rel=0.0, abs=bound, why=why)
 
 
 def build_record() -> dict[str, str]:
@@ -82,6 +111,9 @@ def build_record() -> dict[str, str]:
         "timm": timm.__version__,
         "Matplotlib": matplotlib.__version__,
         "machine": f"{platform.system()} {platform.machine()}",
+        # ATEN_CPU_CAPABILITY picks PyTorch's CPU kernels; `make test` re-runs
+        # the reference notebooks on another set than the build's.
+        "CPU kernels": torch.backends.cpu.get_cpu_capability(),
     }
     if record["device"] == "cuda":
         record["GPU"] = torch.cuda.get_device_name(0)

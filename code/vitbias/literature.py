@@ -48,6 +48,15 @@ SWIN_L_TOP1 = Published(
 SWIN_L_COCO_BOX_AP = Published(
     58.7, "box AP", "Swin-L backbone, COCO test-dev object detection",
     "liu2021swin", "abstract")
+SWIN_PATCH_SIDE = Published(
+    4, "pixels", "side of the patches Swin's first stage is cut into",
+    "liu2021swin", "Section 3.1")
+SWIN_T_CHANNELS = Published(
+    96, "channels", "Swin-T's width C in its first stage",
+    "liu2021swin", "Section 3.3, architecture variants")
+SWIN_WINDOW = Published(
+    7, "tokens", "side M of the attention windows (the default)",
+    "liu2021swin", "Section 3.3")
 # The lecture lab this chapter's experiments follow (CIFAR-10 images).
 LAB_JIGSAW_WITHOUT_POSITIONS = Published(
     1e-7, "logit change", "largest logit change under a patch jigsaw, untrained TinyViT "
@@ -96,6 +105,8 @@ ZHANG2019_RESNET50_CONSISTENCY = {
 # Dosovitskiy et al. (2021), Table 5: ImageNet top-1 (%) after fine-tuning at
 # 384 px, by pretraining set. ViT-H/14 was not pretrained on ImageNet-1k alone.
 PRETRAINING_SETS = ("ImageNet-1k", "ImageNet-21k", "JFT-300M")
+VIT_TABLE5_RESOLUTION = Published(384, "pixels", "fine-tuning resolution (image side) of the "
+                                  "Table 5 models", "dosovitskiy2021vit", "Table 5, caption")
 VIT_TABLE5 = {
     (model, pretraining): Published(value, "%", f"{model} pretrained on {pretraining}, "
                                     f"ImageNet top-1 after fine-tuning at 384 px",

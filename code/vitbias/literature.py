@@ -48,6 +48,15 @@ SWIN_L_TOP1 = Published(
 SWIN_L_COCO_BOX_AP = Published(
     58.7, "box AP", "Swin-L backbone, COCO test-dev object detection",
     "liu2021swin", "abstract")
+SWIN_PATCH_SIDE = Published(
+    4, "pixels", "side of the patches Swin's first stage is cut into",
+    "liu2021swin", "Section 3.1")
+SWIN_T_CHANNELS = Published(
+    96, "channels", "Swin-T's width C in its first stage",
+    "liu2021swin", "Section 3.3, architecture variants")
+SWIN_WINDOW = Published(
+    7, "tokens", "side M of the attention windows (the default)",
+    "liu2021swin", "Section 3.3")
 # The lecture lab this chapter's experiments follow (CIFAR-10 images).
 LAB_JIGSAW_WITHOUT_POSITIONS = Published(
     1e-7, "logit change", "largest logit change under a patch jigsaw, untrained TinyViT "
@@ -72,19 +81,21 @@ LAB_PINV_ERROR_TI16 = Published(
 # filter before every subsampling (Rect-2, Tri-3 and Bin-5 are box, triangle
 # and binomial filters with 2, 3 and 5 taps). Accuracy is top-1 on the
 # validation set; consistency is how often two random 224x224 crops of one
-# image get the same top-1 class. The paper's ResNet50 ImageNet results;
-# the author's repository (adobe/antialiased-cnns, results section of the
-# README as of May 2019) prints the same numbers.
+# image get the same top-1 class. The numbers are the results table of the
+# author's repository (adobe/antialiased-cnns, README, section "(4) Results",
+# ResNet50 table), not the paper: the README says the arXiv paper is slightly
+# out of date.
 
-_ZHANG_WHERE = "ImageNet classification results, ResNet50 rows (Baseline, Rect-2, Tri-3, Bin-5)"
+_ZHANG_WHERE = ("adobe/antialiased-cnns README, '(4) Results', ResNet50 table "
+                "(Baseline, Rect-2, Tri-3, Bin-5)")
 
 ZHANG2019_RESNET50_ACCURACY = {
-    name: Published(value, "% top-1", f"ResNet-50 ImageNet top-1 accuracy, {name}", "zhang2019shift", _ZHANG_WHERE)
+    name: Published(value, "% top-1", f"ResNet-50 ImageNet top-1 accuracy, {name}", "zhang2019antialiasedrepo", _ZHANG_WHERE)
     for name, value in (("Baseline", 76.16), ("Rect-2", 76.81), ("Tri-3", 76.83), ("Bin-5", 77.04))
 }
 
 ZHANG2019_RESNET50_CONSISTENCY = {
-    name: Published(value, "%", f"ResNet-50 ImageNet shift consistency, {name}", "zhang2019shift", _ZHANG_WHERE)
+    name: Published(value, "%", f"ResNet-50 ImageNet shift consistency, {name}", "zhang2019antialiasedrepo", _ZHANG_WHERE)
     for name, value in (("Baseline", 89.20), ("Rect-2", 89.96), ("Tri-3", 90.91), ("Bin-5", 91.31))
 }
 
@@ -96,6 +107,8 @@ ZHANG2019_RESNET50_CONSISTENCY = {
 # Dosovitskiy et al. (2021), Table 5: ImageNet top-1 (%) after fine-tuning at
 # 384 px, by pretraining set. ViT-H/14 was not pretrained on ImageNet-1k alone.
 PRETRAINING_SETS = ("ImageNet-1k", "ImageNet-21k", "JFT-300M")
+VIT_TABLE5_RESOLUTION = Published(384, "pixels", "fine-tuning resolution (image side) of the "
+                                  "Table 5 models", "dosovitskiy2021vit", "Table 5, caption")
 VIT_TABLE5 = {
     (model, pretraining): Published(value, "%", f"{model} pretrained on {pretraining}, "
                                     f"ImageNet top-1 after fine-tuning at 384 px",

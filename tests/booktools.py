@@ -71,6 +71,35 @@ def is_glue_output(output: dict) -> bool:
     return "scrapbook" in output.get("metadata", {})
 
 
+def glued_value(output: dict):
+    """``(name, value)`` of a glue output of an executed notebook, ``None`` for any other output."""
+    if not is_glue_output(output):
+        return None
+    meta = output["metadata"]["scrapbook"]
+    data = output.get("data", {})
+    text = data.get(meta.get("mime_prefix", "") + "text/plain", data.get("text/plain"))
+    return meta["name"], ast.literal_eval(text)
+
+
+def drift_of_outputs(chapter_stem: str, outputs) -> list[str]:
+    """Drift messages for the glued values among ``outputs``, against the chapter's manifest."""
+    values_path, _ = reference_paths(Path(chapter_stem + ".md"))
+    reference = json.loads(values_path.read_text())["values"] if values_path.exists() else {}
+    problems = []
+    for output in outputs:
+        glued = glued_value(output)
+        if glued is None or glued[0].endswith(TOLERANCE_SUFFIX):
+            continue
+        name, value = glued
+        if name not in reference:
+            problems.append(f"{name}: glued but not in the reference (run `make reference`)")
+        else:
+            message = drift(name, reference[name], value)
+            if message:
+                problems.append(message)
+    return problems
+
+
 def strip_for_reference(nb):
     """``nb`` without what the reference need not store: glued values and images.
 
@@ -142,17 +171,13 @@ def execute_chapter(chapter: Path, timeout: int = 900):
 
 
 def reference_notebook(chapter: Path):
-    """The chapter as executed by the current build, or executed afresh if the build has none.
+    """The chapter executed afresh, without images and glued values, stamped with its code hash.
 
-    The build is known to be current (``make reference`` checks its cache
-    key), so its executed notebook is reused instead of running the chapter
-    a second time.
+    Executed again rather than copied from the build: the build's stored
+    notebooks are normalised by myst-nb (trailing newlines of printed text are
+    dropped), and nbval compares printed text exactly.
     """
-    import nbformat
-
-    built = EXECUTED / f"{chapter.stem}.ipynb"
-    nb = nbformat.read(built, as_version=4) if built.exists() else execute_chapter(chapter)
-    nb = strip_for_reference(nb)
+    nb = strip_for_reference(execute_chapter(chapter))
     nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                    "vitbias": {"source": f"book/{chapter.name}", "code_sha256": code_hash(chapter)}}
     return nb

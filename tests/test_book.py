@@ -7,6 +7,7 @@ the committed reference in ``tests/reference/<profile>/``.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -99,7 +100,7 @@ def test_drift_check_names_the_value_and_both_numbers():
     assert "training noise over seeds" in booktools.drift("acc", band, 102.1)
 
 
-def _cell_comparer():
+def _cell_comparer(notebook: Path):
     """An object that borrows nbval's output comparison (as patched by conftest.py)."""
     from types import SimpleNamespace
 
@@ -108,7 +109,7 @@ def _cell_comparer():
     class Cell:
         compare_outputs = IPyNbCell.compare_outputs
         colors = nocolors
-        parent = SimpleNamespace(skip_compare=(  # nbval's own list
+        parent = SimpleNamespace(path=notebook, skip_compare=(  # nbval's own list
             "metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
             "image/png", "image/jpeg"))
 
@@ -122,22 +123,44 @@ def _cell_comparer():
 
 
 def _glue_output(name, text):
-    return nbformat.from_dict({"output_type": "display_data", "metadata": {"scrapbook": {"name": name, "mime_prefix": ""}},
-            "data": {"application/papermill.record/text/plain": text}})
+    prefix = "application/papermill.record/"
+    return nbformat.from_dict({"output_type": "display_data",
+                               "metadata": {"scrapbook": {"name": name, "mime_prefix": prefix}},
+                               "data": {prefix + "text/plain": text}})
 
 
 def _stream(text):
     return nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": text})
 
 
-def test_nbval_leaves_glued_values_to_the_manifest_and_compares_everything_else():
-    cell = _cell_comparer()
-    ref = [_glue_output("x", "3.576278e-07"), _stream("shape (1, 196, 768)\n")]
-    rounded_elsewhere = [_glue_output("x", "2.384185e-07"), _stream("shape (1, 196, 768)\n")]
+@pytest.fixture
+def manifest(tmp_path, monkeypatch):
+    """A reference manifest for a chapter ``page``: one exact value, one rounding bound."""
+    monkeypatch.setattr(booktools, "REFERENCE", tmp_path)
+    folder = tmp_path / booktools.profile()
+    folder.mkdir()
+    (folder / "page.json").write_text(json.dumps({"values": {
+        "page_sigma": {"value": 0.5, "rel": 1e-9, "abs": 0.0},
+        "page_float32_gap": {"value": 3.576278e-07, "rel": 0.0, "abs": 1e-5, "why": "float32 rounding"}}}))
+    return folder / "notebooks" / "page.ipynb"
+
+
+def test_nbval_compares_glued_values_with_the_manifest_and_the_rest_as_text(manifest):
+    cell = _cell_comparer(manifest)
+    ref = [_glue_output("page_float32_gap", "3.576278e-07"), _stream("shape (1, 196, 768)\n")]
+    rounded_elsewhere = [_glue_output("page_float32_gap", "2.384185e-07"), _stream("shape (1, 196, 768)\n")]
     assert cell.compare_outputs(rounded_elsewhere, ref)
-    changed_print = [_glue_output("x", "3.576278e-07"), _stream("shape (1, 197, 768)\n")]
+    changed_print = [_glue_output("page_float32_gap", "3.576278e-07"), _stream("shape (1, 197, 768)\n")]
     assert not cell.compare_outputs(changed_print, ref)
     assert cell.mismatch == "stdout"
+
+
+def test_nbval_fails_a_glued_value_outside_its_tolerance_naming_it(manifest):
+    cell = _cell_comparer(manifest)
+    ref = [_glue_output("page_sigma", "0.5")]
+    assert cell.compare_outputs([_glue_output("page_sigma", "0.5")], ref)
+    assert not cell.compare_outputs([_glue_output("page_sigma", "0.45")], ref)
+    assert any("page_sigma: expected 0.5, found 0.45" in line for line in cell.comparison_traceback)
 
 
 def test_the_reference_stores_neither_glued_values_nor_images():

@@ -1,5 +1,5 @@
 # The book's two commands are `make book` and `make test`; both set up
-# everything they need on a new machine.
+# everything they need on a new machine. `make` alone lists every target.
 
 PYTHON  ?= python3
 VENV    ?= .venv
@@ -11,12 +11,18 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-# The executed-notebook cache keys on cell sources only. This key covers what
-# else decides a number (the library code, the pinned environment and the
-# profile); when it changes, the cached executions are thrown away.
-CACHE_KEY = $(shell $(BIN)/python -m tests.booktools cache-key)
+.PHONY: help book test unit lint chapter reference serve clean clean-runs env
 
-.PHONY: book test reference serve clean env
+help:
+	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
+	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval"
+	@echo "make unit              the unit tests of code/ only, no build"
+	@echo "make lint              ruff over code/ and tests/"
+	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
+	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
+	@echo "make serve             serve _build/html on http://127.0.0.1:8000"
+	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
+	@echo "make clean-runs        remove the trained runs in .runs/"
 
 env: $(STAMP)
 
@@ -27,14 +33,14 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
+# The executed-notebook cache keys on cell sources only. Before a build, the
+# chapters whose vitbias modules (as they import them, transitively), pinned
+# environment or profile changed are forgotten, so that exactly they re-execute.
 book: $(STAMP)
 	@mkdir -p _build
-	@if [ "$$(cat _build/.cache-key 2>/dev/null)" != "$(CACHE_KEY)" ]; then \
-	  echo "code, environment or profile changed: re-executing every chapter"; \
-	  rm -rf _build/.jupyter_cache _build/.doctrees _build/html _build/jupyter_execute; \
-	fi
+	@$(BIN)/python -m tests.booktools invalidate
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
-	@echo "$(CACHE_KEY)" > _build/.cache-key
+	@$(BIN)/python -m tests.booktools record
 	@echo "The book ($(VITBIAS_PROFILE) profile) is at $(abspath _build/html/index.html)"
 
 # The tests, and nbval's re-execution of the reference notebooks, run on another
@@ -47,6 +53,16 @@ test: book
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	  --nbval-cell-timeout 900 -p no:cacheprovider
 
+unit: $(STAMP)
+	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --ignore=tests/test_book.py -p no:cacheprovider -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check code tests
+
+chapter: $(STAMP)
+	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }
+	$(BIN)/python -m tests.booktools check $(CH)
+
 reference: book
 	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
 
@@ -55,3 +71,6 @@ serve: book
 
 clean:
 	rm -rf _build
+
+clean-runs:
+	rm -rf .runs

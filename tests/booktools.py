@@ -1,9 +1,11 @@
-"""The book's plumbing: chapters, glued values, references, the cache key.
+"""The book's plumbing: chapters, their dependencies, glued values, references.
 
-Used by the tests and by ``make reference``:
+Used by the Makefile and the tests:
 
-    python -m tests.booktools reference [--profile quick]
-    python -m tests.booktools cache-key
+    python -m tests.booktools invalidate        # before a build: forget stale chapters
+    python -m tests.booktools record            # after a build: remember what it was made from
+    python -m tests.booktools check CHAPTER     # execute one chapter, compare with the reference
+    python -m tests.booktools reference [--profile quick] [CHAPTER ...]
 """
 
 from __future__ import annotations
@@ -28,14 +30,121 @@ def profile() -> str:
     return os.environ.get("VITBIAS_PROFILE", "quick").strip() or "quick"
 
 
-def cache_key(profile_name: str | None = None) -> str:
-    """A hash of everything besides cell sources that decides a number."""
+PACKAGE = ROOT / "code" / "vitbias"
+
+
+def _imported_vitbias_modules(source: str, package_level: int = 0) -> set[str]:
+    """Names of the vitbias modules a piece of source imports.
+
+    ``vitbias.x`` always; ``.x`` (or ``..x``) when ``package_level`` is the
+    relative level that names the vitbias package from where the source lives
+    (1 in ``vitbias/``, 2 in a sub-package such as ``vitbias/figures/``).
+    """
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names
+                      if a.name.startswith("vitbias.") and a.name.count(".") >= 1}
+        elif isinstance(node, ast.ImportFrom):
+            relative = package_level > 0 and node.level == package_level
+            absolute = node.level == 0 and (node.module or "").split(".")[0] == "vitbias"
+            if not (relative or absolute):
+                continue
+            parts = (node.module or "").split(".")[(0 if relative else 1):]
+            if parts and parts[0]:
+                found.add(parts[0])
+            else:  # from vitbias import x, y / from . import x
+                found |= {a.name for a in node.names}
+    return {name for name in found if (PACKAGE / f"{name}.py").is_file() or (PACKAGE / name).is_dir()}
+
+
+def package_dependencies(modules) -> list[str]:
+    """``modules`` and every vitbias module they import, transitively, sorted."""
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = PACKAGE / f"{name}.py"
+        sources = [path] if path.is_file() else sorted((PACKAGE / name).rglob("*.py"))
+        for source in sources:
+            level = len(source.relative_to(PACKAGE).parts)
+            todo += _imported_vitbias_modules(source.read_text(encoding="utf-8"), level)
+    return sorted(seen)
+
+
+def chapter_dependencies(chapter: Path) -> list[str]:
+    """The vitbias modules a chapter's code cells import, with theirs, transitively."""
+    import jupytext
+
+    found = set()
+    for cell in jupytext.read(chapter).cells:
+        if cell.cell_type == "code":
+            code = "\n".join(line for line in cell.source.splitlines()
+                             if not line.lstrip().startswith(("%", "!")))
+            found |= _imported_vitbias_modules(code)
+    return package_dependencies(found)
+
+
+def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
+    """A hash of what decides a chapter's numbers besides its cells: the vitbias
+    modules it depends on, the pinned environment and the profile.
+
+    The execution cache already keys on the cells themselves.
+    """
     digest = hashlib.sha256()
-    sources = sorted((ROOT / "code").rglob("*.py"), key=lambda p: p.relative_to(ROOT).as_posix())
-    for path in sources + [ROOT / "requirements.txt"]:
-        digest.update(path.relative_to(ROOT).as_posix().encode())
-        digest.update(path.read_bytes())
+    for name in chapter_dependencies(chapter):
+        path = PACKAGE / f"{name}.py"
+        for source in [path] if path.is_file() else sorted((PACKAGE / name).rglob("*.py")):
+            digest.update(source.relative_to(PACKAGE).as_posix().encode())
+            digest.update(source.read_bytes())
+    digest.update((ROOT / "requirements.txt").read_bytes())
     return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
+
+
+CHAPTER_KEYS = BUILD / ".chapter-keys.json"
+
+
+def chapter_keys(profile_name: str | None = None) -> dict[str, str]:
+    return {c.stem: chapter_key(c, profile_name) for c in notebook_chapters()}
+
+
+def recorded_keys() -> dict[str, str]:
+    return json.loads(CHAPTER_KEYS.read_text()) if CHAPTER_KEYS.exists() else {}
+
+
+def stale_chapters(profile_name: str | None = None) -> list[str]:
+    """Chapters whose dependencies changed since the last build (every chapter when there was none)."""
+    old = recorded_keys()
+    return [stem for stem, key in chapter_keys(profile_name).items() if old.get(stem) != key]
+
+
+def invalidate(profile_name: str | None = None) -> list[str]:
+    """Make the next build re-execute exactly the stale chapters.
+
+    Their records leave the execution cache, and their sources are touched so
+    that Sphinx reads them again (it re-reads only files newer than its
+    environment).
+    """
+    stale = stale_chapters(profile_name)
+    cache_folder = BUILD / ".jupyter_cache"
+    if stale and cache_folder.exists():
+        from jupyter_cache import get_cache
+
+        cache = get_cache(str(cache_folder))
+        for record in cache.list_cache_records():
+            uri = Path(record.uri)
+            if uri.parent == BOOK and uri.stem in stale:
+                cache.remove_cache(record.pk)
+    for stem in stale:
+        os.utime(BOOK / f"{stem}.md")
+    return stale
+
+
+def record_keys(profile_name: str | None = None) -> None:
+    CHAPTER_KEYS.parent.mkdir(parents=True, exist_ok=True)
+    CHAPTER_KEYS.write_text(json.dumps(chapter_keys(profile_name), indent=1, sort_keys=True) + "\n")
 
 
 def is_notebook(path: Path) -> bool:
@@ -132,9 +241,7 @@ def read_glue(path: Path) -> dict[str, dict]:
         entry = {"value": value}
         if not isinstance(value, str):
             tol = tolerances.get(name, {"rel": 0.0, "abs": 0.0})
-            entry.update(rel=tol["rel"], abs=tol["abs"])
-            if tol.get("why"):
-                entry["why"] = tol["why"]
+            entry.update({k: tol[k] for k in ("rel", "abs", "unchecked", "why") if k in tol})
         glued[name] = entry
     return glued
 
@@ -145,6 +252,8 @@ def drift(name: str, expected: dict, found) -> str | None:
     if isinstance(want, str) or isinstance(found, str):
         if want != found:
             return f"{name}: expected {want!r}, found {found!r} (strings must match exactly)"
+        return None
+    if expected.get("unchecked"):  # a wall-clock time: shown, never compared
         return None
     bound = expected["abs"] + expected["rel"] * abs(want)
     if abs(found - want) > bound:
@@ -208,18 +317,48 @@ def write_reference(profile_name: str, only: list[str] | None = None) -> None:
         print(f"{notebook_path.relative_to(ROOT)}: written")
 
 
+def check_chapter(stem: str) -> list[str]:
+    """Execute one chapter afresh; the drift of its glued values against the reference."""
+    from tests.prose_lint import lint
+
+    chapter = BOOK / f"{stem}.md"
+    if not chapter.exists():
+        raise SystemExit(f"no chapter book/{stem}.md")
+    problems = lint(chapter)
+    nb = execute_chapter(chapter)
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    problems += drift_of_outputs(stem, outputs)
+    values_path, _ = reference_paths(chapter)
+    if values_path.exists():
+        reference = set(json.loads(values_path.read_text())["values"])
+        glued = {g[0] for g in map(glued_value, outputs) if g and not g[0].endswith(TOLERANCE_SUFFIX)}
+        problems += [f"{name}: in the reference but no longer glued" for name in sorted(reference - glued)]
+    return problems
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("reference", help="rewrite the committed reference")
     ref.add_argument("--profile", default=profile())
     ref.add_argument("chapters", nargs="*", help="chapter names (default: all)")
-    sub.add_parser("cache-key", help="print the execution-cache key")
+    sub.add_parser("invalidate", help="forget the executions of chapters whose dependencies changed")
+    sub.add_parser("record", help="record what the build was made from")
+    check = sub.add_parser("check", help="execute one chapter and compare it with the reference")
+    check.add_argument("chapter")
     args = parser.parse_args(argv)
-    if args.command == "cache-key":
-        print(cache_key())
+    if args.command == "invalidate":
+        stale = invalidate()
+        if stale:
+            print("re-executing (code, environment or profile changed):", " ".join(stale))
+    elif args.command == "record":
+        record_keys()
+    elif args.command == "check":
+        problems = check_chapter(args.chapter)
+        print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")
+        return 1 if problems else 0
     else:
-        if (BUILD / ".cache-key").read_text().strip() != cache_key(args.profile):
+        if stale_chapters(args.profile):
             print("the build is stale; run `make book` first", file=sys.stderr)
             return 1
         write_reference(args.profile, args.chapters)

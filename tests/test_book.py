@@ -26,11 +26,11 @@ def ids(paths):
 @pytest.fixture(scope="session")
 def fresh_build():
     """The build must exist and match the current code and profile."""
-    key_file = booktools.BUILD / ".cache-key"
-    if not key_file.exists():
+    if not booktools.CHAPTER_KEYS.exists():
         pytest.fail("no build found in _build/: run `make book` (or `make test`) first")
-    if key_file.read_text().strip() != booktools.cache_key():
-        pytest.fail("_build/ was made from other code, requirements or profile: run `make book`")
+    stale = booktools.stale_chapters()
+    if stale:
+        pytest.fail(f"_build/ holds {stale} made from other code, requirements or profile: run `make book`")
     return booktools.BUILD
 
 
@@ -98,6 +98,8 @@ def test_drift_check_names_the_value_and_both_numbers():
     band = {"value": 100.0, "rel": 0.02, "abs": 0.0, "why": "training noise over seeds"}
     assert booktools.drift("acc", band, 101.9) is None
     assert "training noise over seeds" in booktools.drift("acc", band, 102.1)
+    timing = {"value": 14.2, "unchecked": True, "why": "wall-clock time"}
+    assert booktools.drift("t", timing, 184.0) is None
 
 
 def _cell_comparer(notebook: Path):
@@ -186,3 +188,20 @@ def test_the_staleness_hash_reads_code_cells_and_ignores_prose(tmp_path):
     assert booktools.code_hash(page) == before
     page.write_text(front + "# Title\n\nOther prose.\n\n```{code-cell} ipython3\nx = 2\n```\n")
     assert booktools.code_hash(page) != before
+
+
+def test_a_chapter_depends_on_the_modules_it_imports_and_theirs_only():
+    toy = booktools.chapter_dependencies(booktools.BOOK / "bias-toy.md")
+    assert "toy" in toy and "runs" not in toy and "train" not in toy
+    crossover = booktools.chapter_dependencies(booktools.BOOK / "crossover.md")
+    assert {"runs", "train", "data", "models"} <= set(crossover)
+
+
+def test_editing_a_module_makes_stale_exactly_the_chapters_that_import_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(booktools, "CHAPTER_KEYS", tmp_path / "keys.json")
+    booktools.record_keys()
+    assert booktools.stale_chapters() == []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes",
+                        lambda path: real(path) + (b"# edited\n" if path.name == "handvit.py" else b""))
+    assert booktools.stale_chapters() == ["patches"]

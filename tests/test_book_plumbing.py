@@ -67,3 +67,10 @@ def test_the_build_record_names_the_cpu_kernels():
 def test_glue_returns_nothing_so_a_cell_ending_in_it_prints_no_digits():
     assert book.glue("toy_example", 0.1234567891) is None
     assert book.glue_rounding("toy_noise", 2e-7, 1e-5, why="float32 rounding") is None
+
+
+def test_a_timing_is_glued_unchecked_and_needs_a_reason():
+    with pytest.raises(ValueError, match="needs a reason"):
+        book.glue_timing("t", 12.5, why="")
+    with pytest.raises(ValueError, match="a number"):
+        book.glue_timing("t", "12 ms", why="wall clock")

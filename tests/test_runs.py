@@ -38,10 +38,31 @@ def test_the_key_follows_the_source_but_not_the_key_order(monkeypatch):
     assert runs.run_key(CONFIG) != before
 
 
-def test_figures_and_quotes_are_outside_the_key_and_the_trainer_inside():
-    names = {p.name for p in runs.PACKAGE.glob("*.py")} - runs.NOT_IN_KEY
-    assert {"data.py", "models.py", "train.py", "runs.py"} <= names
-    assert "plots.py" not in names and "literature.py" not in names
+def test_the_key_lists_every_vitbias_module_a_trained_model_imports():
+    from tests.booktools import package_dependencies
+
+    assert set(package_dependencies(runs.KEY_MODULES)) == set(runs.KEY_MODULES)
+
+
+def test_editing_a_figure_or_analysis_module_keeps_every_key_and_editing_the_trainer_changes_them(monkeypatch):
+    real = runs.Path.read_bytes
+    edited = {"toy.py", "literature.py", "attention_conv.py", "book.py"}
+
+    def read(path, edit=edited):
+        return real(path) + (b"\n# edited\n" if path.name in edit else b"")
+
+    before = runs.run_key(CONFIG)
+    monkeypatch.setattr(runs.Path, "read_bytes", read)
+    assert runs.run_key(CONFIG) == before
+    monkeypatch.setattr(runs.Path, "read_bytes", lambda path: read(path, {"train.py"}))
+    assert runs.run_key(CONFIG) != before
+
+
+def test_runs_are_kept_outside_the_build_folder(monkeypatch):
+    monkeypatch.delenv(runs.RUNS_VARIABLE, raising=False)
+    assert "_build" not in runs.runs_folder().parts
+    monkeypatch.setenv(runs.RUNS_VARIABLE, "/tmp/somewhere")
+    assert runs.runs_folder() == runs.Path("/tmp/somewhere")
 
 
 def test_every_budget_describes_valid_runs():

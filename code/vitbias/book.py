@@ -94,6 +94,25 @@ def glue_rounding(name: str, value, bound: float, *, why: str):
     glue(name, value, rel=0.0, abs=bound, why=why)
 
 
+def glue_timing(name: str, value, *, why: str):
+    """Glue a wall-clock measurement: shown on the page, never compared with a reference.
+
+    A time depends on the machine and on what else it runs, so it has no
+    reproducible value to drift from; the manifest records it as unchecked.
+    Whatever the prose claims about timings (an ordering, say) must be
+    asserted in the chapter instead.
+    """
+    from myst_nb import glue as _myst_glue
+
+    if not why.strip():
+        raise ValueError(f"{name}: an unchecked timing needs a reason (why=...)")
+    value = plain(value)
+    if isinstance(value, str):
+        raise ValueError(f"{name}: a timing is a number, got {value!r}")
+    _myst_glue(name, value, display=False)
+    _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": " ".join(why.split())}, display=False)
+
+
 def build_record() -> dict[str, str]:
     """How this build was made: profile, device and library versions."""
     import matplotlib

@@ -8,13 +8,15 @@ model::
      "train": {"steps": 300, "batch_size": 64, ...}}
 
 :func:`run` trains it, or loads it when it was trained before. Runs are
-stored under ``_build/runs/<key>/`` (``config.json``, ``metrics.json`` and
-``model.pt``), where the key hashes the configuration together with the
-source of every ``vitbias`` module that can change a trained model (all but
-the figures, the quoted literature and the glue), the library versions and
-the kind of device. A change in any of them gives a new key and a new
-training; the old entries are simply never read again. ``VITBIAS_RUNS``
-moves the cache elsewhere.
+stored under ``<checkout>/.runs/<key>/`` (``config.json``, ``metrics.json``
+and ``model.pt``), outside ``_build/`` so that ``make clean`` keeps them;
+``VITBIAS_RUNS`` moves the cache elsewhere. The key hashes the configuration
+with the source of the modules listed in :data:`KEY_MODULES` (what a trained
+model depends on: data, models, trainer, this module, budgets and device),
+the library versions and the kind of device. A change in any of them gives a
+new key and a new training; the old entries are simply never read again.
+Editing any other module (figures, analyses, quoted literature) retrains
+nothing.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ from .train import TrainConfig, evaluate, train
 
 RUNS_VARIABLE = "VITBIAS_RUNS"
 PACKAGE = Path(__file__).resolve().parent
-# Modules that only draw, quote or glue: editing them cannot change a trained model.
-NOT_IN_KEY = frozenset({"plots.py", "literature.py", "book.py"})
+# The vitbias modules a trained model depends on. The tests check that every
+# vitbias module these import is listed here too.
+KEY_MODULES = ("data", "models", "train", "runs", "profile")
 SECTIONS = ("data", "model", "train")
 
 
@@ -59,22 +62,21 @@ class Run:
 
 
 def runs_folder() -> Path:
-    """``$VITBIAS_RUNS``, else ``_build/runs`` in the book's checkout (or the working folder)."""
+    """``$VITBIAS_RUNS``, else ``.runs`` in the book's checkout (or in the working folder)."""
     chosen = os.environ.get(RUNS_VARIABLE, "").strip()
     if chosen:
         return Path(chosen).expanduser()
     checkout = PACKAGE.parent.parent
     root = checkout if (checkout / "_config.yml").is_file() else Path.cwd()
-    return root / "_build" / "runs"
+    return root / ".runs"
 
 
 def source_digest() -> str:
-    """A hash of the ``vitbias`` modules that can change a trained model."""
+    """A hash of the source of :data:`KEY_MODULES`, the modules a trained model depends on."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.name not in NOT_IN_KEY:
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+    for name in KEY_MODULES:
+        digest.update(name.encode())
+        digest.update((PACKAGE / f"{name}.py").read_bytes())
     return digest.hexdigest()
 
 

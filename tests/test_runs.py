@@ -41,7 +41,9 @@ def test_the_key_follows_the_source_but_not_the_key_order(monkeypatch):
 def test_figures_and_quotes_are_outside_the_key_and_the_trainer_inside():
     names = {p.name for p in runs.PACKAGE.glob("*.py")} - runs.NOT_IN_KEY
     assert {"data.py", "models.py", "train.py", "runs.py"} <= names
-    assert "plots.py" not in names and "literature.py" not in names
+    assert "literature.py" not in names
+    figures = runs.PACKAGE / "figures"
+    assert figures.is_dir() and not any(p.parent == figures for p in runs.PACKAGE.glob("*.py"))
 
 
 def test_every_budget_describes_valid_runs():

@@ -22,7 +22,7 @@ and the plumbing:
 - ``book``: gluing numbers into the prose with a declared tolerance, and the
   record of how a build was made;
 - ``literature``: published numbers with their paper and table;
-- ``plots``: the figures.
+- ``figures``: the figures, one module per chapter and one shared style.
 """
 
 import warnings

@@ -232,6 +232,7 @@ def test_every_entry_of_the_circulant_is_exactly_one_tap_or_zero():
     for j, tap in enumerate(w):
         assert np.all(C[(t + j - 1) % 5, t] == tap)
     assert np.count_nonzero(C) == 15
+    assert C.flags["C_CONTIGUOUS"]  # sums over it run in the usual order
 
 
 # ---------------------------------------------------------------------------

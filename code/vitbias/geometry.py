@@ -329,7 +329,8 @@ def circulant(kernel, n: int) -> np.ndarray:
         raise ValueError(f"kernel length must be odd and at most n={n}, got {k}")
     filters = kernel.reshape(-1, 1, 1, k)                                   # (O, 1, 1, k)
     rows = conv2d(np.eye(n)[:, None, None, :], filters)[:, :, 0, :]         # (n, O, n)
-    return np.moveaxis(rows, 1, 0).reshape(kernel.shape[:-1] + (n, n))
+    # Laid out contiguously (C order), so that sums over the matrix run in the usual order.
+    return np.ascontiguousarray(np.moveaxis(rows, 1, 0)).reshape(kernel.shape[:-1] + (n, n))
 
 
 def kernel_dim(W_conv) -> int:

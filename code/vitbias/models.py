@@ -19,7 +19,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .geometry import parameter_count  # every run records its model's count through this name
+# Re-exported: every run records its model's count through this name.
+from .geometry import parameter_count as parameter_count
 
 MODEL_KINDS = ("cnn", "vit")
 

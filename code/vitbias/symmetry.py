@@ -313,8 +313,8 @@ def _error(run, x, y, delta, stride):
         return float(np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1))).max() / scale)
     # Every output shift at once: candidates[a, b] = T_(a, b) y, shape (H', W', ..., H', W').
     Hy, Wy = y.shape[-2:]
-    rows = (np.arange(Hy)[None, :] - np.arange(Hy)[:, None]) % Hy  # rows[a, r] = (r - a) mod H'
-    cols = (np.arange(Wy)[None, :] - np.arange(Wy)[:, None]) % Wy
+    rows = relative_offsets((Hy,))[..., 0]  # rows[a, r] = r - a, read mod H' as an index
+    cols = relative_offsets((Wy,))[..., 0]
     candidates = y[..., rows[:, None, :, None], cols[None, :, None, :]]  # (..., H', W', H', W')
     gaps = np.abs(candidates - moved[..., None, None, :, :])
     gaps = np.moveaxis(gaps, (-4, -3), (0, 1)).reshape(Hy, Wy, -1).max(axis=-1)

@@ -300,7 +300,7 @@ def equivariance_error_map(f, x, shift, stride=1):
         raise ValueError(f"the stride {(sh, sw)} must divide the shift {(dr, dc)} for a map")
     y = _check_output(run(x), x, (sh, sw))
     moved = _check_output(run(_shift(x, (dr, dc))), x, (sh, sw))
-    diff = np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1)))
+    diff = np.abs(moved - _shift(y, (dr // sh, dc // sw)))
     return diff.reshape(-1, *diff.shape[-2:]).max(axis=0) / np.abs(y).max()
 
 
@@ -310,7 +310,7 @@ def _error(run, x, y, delta, stride):
     moved = _check_output(run(shift(x, delta)), x, stride)
     scale = np.abs(y).max()
     if dr % sh == 0 and dc % sw == 0:
-        return float(np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1))).max() / scale)
+        return float(np.abs(moved - shift(y, (dr // sh, dc // sw))).max() / scale)
     # Every output shift at once: candidates[a, b] = T_(a, b) y, shape (H', W', ..., H', W').
     Hy, Wy = y.shape[-2:]
     rows = relative_offsets((Hy,))[..., 0]  # rows[a, r] = r - a, read mod H' as an index

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from vitbias import attention_conv as ac
+from vitbias import geometry
 
 F64 = torch.float64
 
@@ -70,22 +71,10 @@ def test_each_head_matrix_has_rank_at_most_the_head_width():
 # The convolution as a sum over offsets
 # ---------------------------------------------------------------------------
 
-def test_the_reference_is_a_circular_cross_correlation():
-    X, W, b = random_conv(3, 2, batch=1, channels=2, out_channels=3, size=(5, 6), k=3)
-    a = 1
-    expected = np.zeros((1, 3, 5, 6))
-    for u in range(3):  # taps, not pixels
-        for v in range(3):
-            shifted = np.roll(X.numpy(), (-(u - a), -(v - a)), axis=(2, 3))     # x[r + u - a, c + v - a]
-            expected += np.einsum("bchw,oc->bohw", shifted, W[:, :, u, v].numpy())
-    expected += b.numpy()[None, :, None, None]
-    np.testing.assert_allclose(ac.circular_conv(X, W, b).numpy(), expected, rtol=1e-12, atol=1e-12)
-
-
 @pytest.mark.parametrize("dim, size, k", [(1, 9, 3), (1, 5, 5), (2, (6, 7), 3), (2, 5, 5), (2, (4, 9), 1)])
 def test_the_sum_over_offsets_equals_torch_circular_conv(dim, size, k):
     X, W, b = random_conv(4, dim, batch=2, channels=3, out_channels=4, size=size, k=k)
-    torch.testing.assert_close(ac.conv_as_offset_sum(X, W, b), ac.circular_conv(X, W, b),
+    torch.testing.assert_close(ac.conv_as_offset_sum(X, W, b), geometry.circular_conv(X, W, b),
                                rtol=1e-12, atol=1e-12)
 
 
@@ -101,8 +90,8 @@ def test_offsets_follow_the_flattened_kernel_order():
 # ---------------------------------------------------------------------------
 
 def test_quadratic_scores_are_minus_alpha_squared_distance_up_to_a_constant_per_head():
-    offsets = ac.relative_offsets((5, 6))                                      # (N, N, 2)
-    targets = ac.kernel_offsets(3, 2)
+    offsets = geometry.relative_offsets((5, 6))                                      # (N, N, 2)
+    targets = geometry.kernel_offsets(3, 2)
     alpha = 1.7
     scores = np.einsum("hp,qkp->hqk", ac.offset_queries(targets, alpha), ac.quadratic_encoding(offsets))
     distance = np.sum((offsets[None] - targets[:, None, None]) ** 2, axis=-1)
@@ -110,20 +99,11 @@ def test_quadratic_scores_are_minus_alpha_squared_distance_up_to_a_constant_per_
     np.testing.assert_allclose(scores, -alpha * distance + constant, rtol=1e-13, atol=1e-12)
 
 
-def test_relative_offsets_wrap_around_the_torus():
-    for n in (5, 6):
-        delta = ac.relative_offsets((n,))[..., 0]
-        assert delta.min() == -(n // 2) and delta.max() == n - n // 2 - 1
-        q, k = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-        assert np.all((q + delta - k) % n == 0)
-        assert np.all(np.sort(delta, axis=1) == np.sort(delta[0]))  # every query sees the same offsets
-
-
 @pytest.mark.parametrize("shape", [(7,), (4, 5)])
 def test_sharp_heads_are_lookups_of_their_target_at_every_query(shape):
-    targets = ac.kernel_offsets(3, len(shape))
+    targets = geometry.kernel_offsets(3, len(shape))
     A = ac.positional_attention(shape, targets, alpha=60.0)
-    positions = ac.grid_positions(shape)
+    positions = geometry.grid_coordinates(shape)
     target = (positions[None] + targets[:, None]) % np.array(shape)
     index = np.ravel_multi_index(tuple(target.transpose(2, 0, 1)), shape)      # (h, N)
     assert np.array_equal(A.argmax(dim=-1).numpy(), index)
@@ -139,7 +119,7 @@ def test_conv_via_attention_matches_torch_conv_within_the_bound(seed):
     channels, out_channels = (int(c) for c in rng.integers(1, 5, size=2))
     X, W, b = random_conv(seed, dim, batch=2, channels=channels, out_channels=out_channels,
                           size=size, k=k)
-    exact = ac.circular_conv(X, W, b)
+    exact = geometry.circular_conv(X, W, b)
     for alpha in (0.3, 1.0, 3.0, 8.0):
         error = float((ac.conv_via_attention(X, W, alpha, b) - exact).abs().max())
         assert error <= ac.conv_error_bound(X, W, alpha) * (1 + 1e-9) + 1e-12, (alpha, error)
@@ -148,7 +128,7 @@ def test_conv_via_attention_matches_torch_conv_within_the_bound(seed):
 @pytest.mark.parametrize("dim, size", [(1, 16), (2, 8)])
 def test_the_error_falls_at_every_step_of_alpha_until_float64_rounding(dim, size):
     X, W, b = random_conv(7, dim, batch=1, channels=2, out_channels=3, size=size, k=3)
-    exact = ac.circular_conv(X, W, b)
+    exact = geometry.circular_conv(X, W, b)
     alphas = np.arange(0.5, 40.0, 0.5)
     errors = np.array([ac.relative_max_error(ac.conv_via_attention(X, W, a, b), exact) for a in alphas])
     above_rounding = errors > 1e-13
@@ -161,9 +141,9 @@ def test_the_error_falls_at_every_step_of_alpha_until_float64_rounding(dim, size
 
 def test_in_float32_the_error_stops_at_float32s_own_convolution_error():
     X, W, b = random_conv(8, 1, batch=1, channels=1, out_channels=1, size=32, k=3)
-    exact = ac.circular_conv(X, W, b)
+    exact = geometry.circular_conv(X, W, b)
     X32, W32, b32 = X.float(), W.float(), b.float()
-    floor = ac.relative_max_error(ac.circular_conv(X32, W32, b32), exact)
+    floor = ac.relative_max_error(geometry.circular_conv(X32, W32, b32), exact)
     assert 1e-9 < floor < 1e-6
     errors = [ac.relative_max_error(ac.conv_via_attention(X32, W32, a, b32), exact) for a in (25.0, 30.0, 40.0)]
     assert max(errors) < 3 * floor
@@ -197,7 +177,7 @@ def test_rho_approaches_2_and_4_times_exp_minus_alpha():
 
 @pytest.mark.parametrize("shape", [(9,), (40,), (5, 6), (20, 20)])
 def test_a_heads_weight_off_target_never_exceeds_rho_over_one_plus_rho(shape):
-    targets = ac.kernel_offsets(3, len(shape))
+    targets = geometry.kernel_offsets(3, len(shape))
     for alpha in (0.1, 0.5, 2.0):
         A = ac.positional_attention(shape, targets, alpha)
         leak = 1 - A.amax(dim=-1)
@@ -306,7 +286,7 @@ def test_bad_sizes_and_levels_are_rejected():
     with pytest.raises(ValueError, match="head_dim"):
         ac.heads_for_conv(3, 8, 8, head_dim=0)
     with pytest.raises(ValueError, match="odd"):
-        ac.kernel_offsets(4, 2)
+        geometry.kernel_offsets(4, 2)
     with pytest.raises(ValueError, match="targets"):
         ac.positional_attention((5, 5), np.zeros((3, 1)), 1.0)
     with pytest.raises(ValueError, match="no ViT blocks"):

@@ -5,7 +5,7 @@ import pytest
 import timm
 import torch
 
-from vitbias import cost, vit
+from vitbias import cost, geometry, vit
 
 
 def meta_timm(name, **kwargs):
@@ -16,7 +16,7 @@ def meta_timm(name, **kwargs):
 @pytest.mark.parametrize("name", vit.STANDARD)
 def test_parameter_counts_match_timms_models(name):
     model = meta_timm(vit.TIMM_NAMES[name])
-    assert cost.parameter_counts(vit.STANDARD[name])["total"] == vit.count_parameters(model)
+    assert cost.parameter_counts(vit.STANDARD[name])["total"] == geometry.parameter_count(model)
 
 
 def test_vit_b16_has_86_567_656_parameters_with_1000_classes():
@@ -30,7 +30,7 @@ def test_a_block_of_width_768_splits_into_attention_mlp_and_layernorms():
 
 def test_block_parameters_count_a_timm_block():
     model = meta_timm("vit_small_patch16_224")
-    assert cost.block_parameters(384)["total"] == vit.count_parameters(model.blocks[0])
+    assert cost.block_parameters(384)["total"] == geometry.parameter_count(model.blocks[0])
 
 
 def test_the_shape_table_agrees_with_the_model_and_its_parameters_add_up():
@@ -38,7 +38,7 @@ def test_the_shape_table_agrees_with_the_model_and_its_parameters_add_up():
     model = vit.ViT(config)
     table = cost.shape_table(config)
     assert [(step, shape) for step, shape, _ in table] == model.trace(torch.zeros(1, 3, 32, 32))
-    assert sum(p for _, _, p in table) == vit.count_parameters(model)
+    assert sum(p for _, _, p in table) == geometry.parameter_count(model)
 
 
 @pytest.mark.parametrize("config", [

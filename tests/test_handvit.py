@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from vitbias import handvit, patches
+from vitbias import geometry, handvit
 
 
 def test_patch_rows_are_patchify_of_a_one_channel_image():
     image = np.arange(16.0).reshape(4, 4)
-    expected = patches.patchify(torch.from_numpy(image)[None, None], 2)[0].numpy()
+    expected = geometry.patchify(torch.from_numpy(image)[None, None], 2)[0].numpy()
     np.testing.assert_array_equal(handvit.patch_rows(image), expected)
     np.testing.assert_array_equal(handvit.from_patch_rows(handvit.patch_rows(image)), image)
 

@@ -4,15 +4,15 @@ import pytest
 import torch
 from timm.models.vision_transformer import VisionTransformer
 
-from vitbias import models, profile
+from vitbias import geometry, models, profile
 
 
 @pytest.mark.parametrize("name", profile.BUDGETS)
 def test_budget_models_have_the_sizes_the_book_states(name):
     budget = profile.budget(name)
     cnn, vit = models.build(budget.cnn), models.build(budget.vit)
-    assert 250_000 <= models.parameter_count(cnn) <= 350_000  # "about 0.3M"
-    assert models.parameter_count(vit) <= 600_000
+    assert 250_000 <= geometry.parameter_count(cnn) <= 350_000  # "about 0.3M"
+    assert geometry.parameter_count(vit) <= 600_000
     assert isinstance(vit, VisionTransformer)
     x = torch.randn(2, 3, 32, 32)
     assert cnn(x).shape == vit(x).shape == (2, 10)
@@ -30,7 +30,7 @@ def test_features_are_what_the_head_reads():
 def test_parameter_count_matches_a_hand_count_for_the_cnn():
     cnn = models.SmallCNN(channels=(4, 8), depth=(1, 1), num_classes=3)
     by_hand = (3 * 4 * 9 + 2 * 4) + (4 * 8 * 9 + 2 * 8) + (8 * 3 + 3)
-    assert models.parameter_count(cnn) == by_hand
+    assert geometry.parameter_count(cnn) == by_hand
 
 
 @pytest.mark.parametrize("spec, match", [

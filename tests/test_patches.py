@@ -1,30 +1,15 @@
-"""Patchify, the patch embedding two ways, the jigsaw, and what a token keeps."""
+"""The patch embedding two ways, the jigsaw, and what a token keeps."""
 
 import numpy as np
 import pytest
 import torch
 from timm.layers import PatchEmbed
 
-from vitbias import patches
+from vitbias import geometry, patches
 
 
 def random_images(shape, seed=0):
     return torch.randn(shape, generator=torch.Generator().manual_seed(seed))
-
-
-def test_patchify_lists_the_patches_in_raster_order_channel_by_channel():
-    x = random_images((2, 3, 8, 12))
-    patchify = patches.patchify(x, 4)
-    assert patchify.shape == (2, 6, 48)
-    for r in range(2):
-        for c in range(3):
-            expected = x[:, :, 4 * r:4 * r + 4, 4 * c:4 * c + 4].reshape(2, 48)
-            assert torch.equal(patchify[:, 3 * r + c], expected)
-
-
-def test_unpatchify_inverts_patchify():
-    x = random_images((2, 3, 8, 12))
-    assert torch.equal(patches.unpatchify(patches.patchify(x, 4), 4, 3, 8, 12), x)
 
 
 def test_the_linear_map_on_patches_and_the_strided_convolution_are_the_same_map():
@@ -39,7 +24,7 @@ def test_the_linear_map_on_patches_and_the_strided_convolution_are_the_same_map(
     assert (exact[0] - exact[1]).abs().max() <= 1e-12
     # float32: two orders of summing 768 products differ by rounding only, within
     # the classical bound D u sum_i |w_i x_i| for each output (u = 2^-24)
-    magnitude = patches.patchify(x, 16).abs() @ conv.weight.detach().reshape(768, -1).abs().T
+    magnitude = geometry.patchify(x, 16).abs() @ conv.weight.detach().reshape(768, -1).abs().T
     bound = 768 * 2.0**-24 * magnitude
     assert torch.all((linear - strided).abs() <= bound)
 
@@ -55,7 +40,7 @@ def test_the_linear_map_equals_timms_patch_embedding():
 def test_a_jigsaw_reorders_the_patch_rows_and_nothing_else():
     x = random_images((2, 3, 8, 8))
     order = torch.tensor([3, 0, 2, 1])
-    assert torch.equal(patches.patchify(patches.jigsaw(x, 4, order), 4), patches.patchify(x, 4)[:, order])
+    assert torch.equal(geometry.patchify(patches.jigsaw(x, 4, order), 4), geometry.patchify(x, 4)[:, order])
 
 
 def test_the_pseudoinverse_gives_back_every_patch_when_the_embedding_is_invertible():
@@ -100,16 +85,10 @@ def test_power_law_images_are_normalised_deterministic_and_have_the_requested_sl
 
 def test_bad_inputs_raise_value_errors():
     x = random_images((1, 3, 8, 8))
-    with pytest.raises(ValueError, match="must divide"):
-        patches.patchify(x, 3)
-    with pytest.raises(ValueError, match="B, C, H, W"):
-        patches.patchify(x[0], 4)
     with pytest.raises(ValueError, match="permutation"):
         patches.jigsaw(x, 4, [0, 0, 1, 2])
     with pytest.raises(ValueError, match="does not fit"):
         patches.embed_linear(x, torch.zeros(5, 1, 4, 4), torch.zeros(5))
-    with pytest.raises(ValueError, match="expected rows"):
-        patches.unpatchify(torch.zeros(1, 3, 48), 4, 3, 8, 8)
     with pytest.raises(ValueError, match="weight must be"):
         patches.pinv_reconstruction_error(np.ones((4, 6)), np.ones((2, 5)))
     with pytest.raises(ValueError, match="shapes differ"):

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from timm.layers import resample_abs_pos_embed
 from timm.layers.pos_embed_sincos import apply_rot_embed, build_rotary_pos_embed
 
-from vitbias import positions
+from vitbias import geometry, positions
 
 
 @pytest.mark.parametrize("new, old", [(24, 14), (14, 24), (7, 7), (5, 2), (3, 8)])
@@ -57,7 +57,7 @@ def test_the_four_weights_are_the_entries_of_the_resize():
 
 
 def test_2d_rope_matches_timms_axial_rotary_embedding():
-    rows, cols = positions.grid_coordinates(6, 5)
+    rows, cols = geometry.grid_coordinates((6, 5)).T
     x = torch.randn(2, 3, 30, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
     sin, cos = build_rotary_pos_embed([6, 5], dim=16, in_pixels=False, temperature=100.0,
                                       dtype=torch.float64)
@@ -67,7 +67,7 @@ def test_2d_rope_matches_timms_axial_rotary_embedding():
 
 
 def test_2d_rope_scores_depend_only_on_the_offset_between_patches():
-    rows, cols = positions.grid_coordinates(7, 7)
+    rows, cols = geometry.grid_coordinates((7, 7)).T
     q = torch.randn(49, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
     k = torch.randn(49, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     # Same contents, every patch moved by (3, -2): every score is unchanged.
@@ -84,7 +84,7 @@ def test_2d_rope_scores_depend_only_on_the_offset_between_patches():
 
 
 def test_spread_by_offset_sees_a_score_that_depends_on_absolute_position():
-    rows, cols = positions.grid_coordinates(4, 4)
+    rows, cols = geometry.grid_coordinates((4, 4)).T
     relative = -np.abs((rows[None, :] - rows[:, None]) + 2.0 * (cols[None, :] - cols[:, None]))
     assert positions.spread_by_offset(relative, rows, cols) == 0.0
     absolute = relative + 0.5 * rows[:, None]  # the query's own row matters

@@ -25,13 +25,6 @@ def test_the_true_map_is_the_drifting_slope_detector():
     np.testing.assert_allclose(x @ toy.true_map(T), expected, rtol=1e-14)
 
 
-def test_circulant_matches_circular_cross_correlation():
-    rng = np.random.default_rng(1)
-    x, w = rng.standard_normal(11), rng.standard_normal(5)
-    expected = [sum(w[j] * x[(t + j - 2) % 11] for j in range(5)) for t in range(11)]
-    np.testing.assert_allclose(x @ toy.circulant(w, 11), expected, rtol=1e-13)
-
-
 def test_the_convolution_fit_recovers_the_kernel_as_N_grows():
     rng = np.random.default_rng(2)
     errors = []

@@ -12,6 +12,9 @@ One module per idea the book teaches:
 - ``crossover``: the compute a ViT needs to match a ResNet (Table 6).
 - ``attention_conv``: multi-head attention as a sum over heads, and the
   convolution it can compute.
+- ``geometry``: what they share: shifts, patchify and its inverse, tokens
+  on a grid, grid coordinates and offsets, circular convolution (by hand,
+  by the library, as a matrix) and parameter counts.
 
 and the plumbing:
 
@@ -22,7 +25,7 @@ and the plumbing:
 - ``book``: gluing numbers into the prose with a declared tolerance, and the
   record of how a build was made;
 - ``literature``: published numbers with their paper and table;
-- ``plots``: the figures.
+- ``figures``: the figures, one module per chapter and one shared style.
 """
 
 import warnings

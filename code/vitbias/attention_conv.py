@@ -35,7 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
+
+from .geometry import (circular_conv, conv_dim, grid_coordinates, grid_to_tokens, kernel_dim,
+                       kernel_offsets, relative_offsets, tokens_to_grid)
 
 # float32's rounding unit: the largest relative error of rounding one number.
 FLOAT32_ROUNDING_UNIT = float(np.finfo(np.float32).eps) / 2
@@ -189,36 +191,12 @@ def multi_head_attention(X: torch.Tensor, weights: AttentionWeights) -> torch.Te
 # The convolution as a sum over offsets.
 # ---------------------------------------------------------------------------
 
-def kernel_offsets(k: int, dim: int) -> np.ndarray:
-    """The ``k^dim`` offsets ``Delta = (u - a, v - a)`` of a centred kernel, ``(k^dim, dim)``.
-
-    In the order of the flattened kernel, so offset ``j`` is tap ``W[..., u, v]``
-    with ``j = u k + v``.
-    """
-    if not (isinstance(k, (int, np.integer)) and k >= 1 and k % 2 == 1):
-        raise ValueError(f"k must be a positive odd integer (a centred kernel), got {k!r}")
-    if dim not in (1, 2):
-        raise ValueError(f"dim must be 1 or 2, got {dim!r}")
-    a = k // 2
-    axes = np.meshgrid(*[np.arange(-a, a + 1)] * dim, indexing="ij")
-    return np.stack([axis.ravel() for axis in axes], axis=1)
-
-
 def conv_taps(W_conv: torch.Tensor) -> tuple[np.ndarray, torch.Tensor]:
     """Offsets ``(k^d, d)`` and tap matrices ``W_Delta[c', o] = W_conv[o, c', u, v]``, ``(k^d, C, C_out)``."""
-    dim = _kernel_dim(W_conv)
+    dim = kernel_dim(W_conv)
     C_out, C = W_conv.shape[:2]
     taps = W_conv.reshape(C_out, C, -1).permute(2, 1, 0)
     return kernel_offsets(W_conv.shape[-1], dim), taps
-
-
-def circular_conv(X: torch.Tensor, W_conv: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """PyTorch's ``conv1d``/``conv2d`` with circular padding of ``a = k // 2``: the reference."""
-    dim = _check_conv_input(X, W_conv, bias)
-    a = W_conv.shape[-1] // 2
-    padded = F.pad(X, (a, a) * dim, mode="circular")
-    conv = F.conv1d if dim == 1 else F.conv2d
-    return conv(padded, W_conv.to(X.dtype), None if bias is None else bias.to(X.dtype))
 
 
 def conv_as_offset_sum(X: torch.Tensor, W_conv: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
@@ -227,40 +205,23 @@ def conv_as_offset_sum(X: torch.Tensor, W_conv: torch.Tensor, bias: torch.Tensor
     Each offset is one gather of the shifted tokens (indices wrap around), so
     this is ``sum_over_heads`` with every "head" a hard lookup.
     """
-    dim = _check_conv_input(X, W_conv, bias)
+    dim = conv_dim(X, W_conv, bias)
     shape = X.shape[2:]
     offsets, taps = conv_taps(W_conv.to(X.dtype))
-    positions = grid_positions(shape)                                           # (N, d)
+    positions = grid_coordinates(shape)                                         # (N, d)
     source = (positions[None] + offsets[:, None]) % np.array(shape)            # (h, N, d)
     index = torch.as_tensor(np.ravel_multi_index(tuple(source.transpose(2, 0, 1)), shape))  # (h, N)
-    tokens = _tokens(X)                                                         # (B, N, C)
+    tokens = grid_to_tokens(X, dim)                                             # (B, N, C)
     shifted = tokens[:, index]                                                  # (B, h, N, C)
     out = torch.einsum("bhnc,hco->bno", shifted, taps)
     if bias is not None:
         out = out + bias.to(X.dtype)
-    return _image(out, shape)
+    return tokens_to_grid(out, shape)
 
 
 # ---------------------------------------------------------------------------
 # The construction: positional heads with the quadratic encoding.
 # ---------------------------------------------------------------------------
-
-def grid_positions(shape) -> np.ndarray:
-    """Integer coordinates of the tokens of a ``shape`` grid, row-major: ``(N, d)``."""
-    axes = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
-    return np.stack([axis.ravel() for axis in axes], axis=1)
-
-
-def relative_offsets(shape) -> np.ndarray:
-    """Offset ``delta`` of key ``k`` from query ``q`` on the torus ``shape``: ``(N, N, d)``.
-
-    Each coordinate is wrapped into ``[-n // 2, n - n // 2)``, so a circular
-    image has no border and every query sees the same set of offsets.
-    """
-    n = np.array(shape)
-    p = grid_positions(shape)
-    return (p[None, :, :] - p[:, None, :] + n // 2) % n - n // 2
-
 
 def quadratic_encoding(offsets: np.ndarray) -> np.ndarray:
     """The paper's relative encoding ``r_delta = (|delta|^2, delta)``: ``(..., d + 1)``."""
@@ -307,13 +268,13 @@ def conv_via_attention(X: torch.Tensor, W_conv: torch.Tensor, alpha: float,
     convolution's layout, ``(B, C_out, ...)``, approaching
     ``circular_conv(X, W_conv, bias)`` as ``alpha`` grows.
     """
-    _check_conv_input(X, W_conv, bias)
+    dim = conv_dim(X, W_conv, bias)
     shape = X.shape[2:]
     offsets, taps = conv_taps(W_conv.to(X.dtype))
     attention = positional_attention(shape, offsets, alpha, dtype=X.dtype)      # (h, N, N)
-    out = sum_over_heads(_tokens(X), attention, taps,
+    out = sum_over_heads(grid_to_tokens(X, dim), attention, taps,
                          None if bias is None else bias.to(X.dtype))
-    return _image(out, shape)
+    return tokens_to_grid(out, shape)
 
 
 # ---------------------------------------------------------------------------
@@ -355,9 +316,9 @@ def conv_error_bound(X: torch.Tensor, W_conv: torch.Tensor, alpha: float) -> flo
     of ``x W_j`` in each output channel. Summed over heads:
     ``rho / (1 + rho) * sum_j spread_j``, maximised over batch and channels.
     """
-    dim = _check_conv_input(X, W_conv, None)
+    dim = conv_dim(X, W_conv, None)
     _, taps = conv_taps(W_conv.to(X.dtype))
-    mapped = torch.einsum("bnc,hco->bhno", _tokens(X), taps)                    # (B, h, N, C_out)
+    mapped = torch.einsum("bnc,hco->bhno", grid_to_tokens(X, dim), taps)         # (B, h, N, C_out)
     spread = (mapped.amax(dim=2) - mapped.amin(dim=2)).sum(dim=1)               # (B, C_out)
     return float(off_target_bound(alpha, dim) * spread.max())
 
@@ -388,7 +349,7 @@ class Convergence:
 
 def convergence(X: torch.Tensor, W_conv: torch.Tensor, alphas, bias: torch.Tensor | None = None) -> Convergence:
     """Run ``conv_via_attention`` at every ``alpha`` in float64 and float32 (inputs given in float64)."""
-    dim = _check_conv_input(X, W_conv, bias)
+    dim = conv_dim(X, W_conv, bias)
     if X.dtype != torch.float64:
         raise ValueError(f"give X in float64 (the float32 copy is made here), got {X.dtype}")
     alphas = np.asarray(alphas, dtype=float)
@@ -492,51 +453,11 @@ def timm_attention_shape(model_name: str) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------------------
-# Input checks and layout helpers.
+# Input checks.
 # ---------------------------------------------------------------------------
-
-def _kernel_dim(W_conv) -> int:
-    if not isinstance(W_conv, torch.Tensor):
-        raise ValueError(f"W_conv must be a torch.Tensor, got {type(W_conv).__name__}")
-    if W_conv.ndim not in (3, 4):
-        raise ValueError(f"W_conv must be (C_out, C, k) or (C_out, C, k, k), got {tuple(W_conv.shape)}")
-    k = W_conv.shape[-1]
-    if W_conv.ndim == 4 and W_conv.shape[-2] != k:
-        raise ValueError(f"the kernel must be square, got {tuple(W_conv.shape[-2:])}")
-    if k % 2 != 1:
-        raise ValueError(f"the kernel size must be odd (a centred kernel), got k={k}")
-    return W_conv.ndim - 2
-
-
-def _check_conv_input(X, W_conv, bias) -> int:
-    dim = _kernel_dim(W_conv)
-    if not isinstance(X, torch.Tensor) or not X.is_floating_point():
-        raise ValueError(f"X must be a floating-point torch.Tensor, got {type(X).__name__}")
-    layout = "(B, C, L)" if dim == 1 else "(B, C, H, W)"
-    if X.ndim != dim + 2:
-        raise ValueError(f"a {dim}-D kernel needs X of shape {layout}, got {tuple(X.shape)}")
-    if X.shape[1] != W_conv.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} channels but the kernel expects {W_conv.shape[1]}")
-    k = W_conv.shape[-1]
-    if any(n < k for n in X.shape[2:]):
-        raise ValueError(f"the kernel (k={k}) is larger than the input {tuple(X.shape[2:])}")
-    if bias is not None and tuple(bias.shape) != (W_conv.shape[0],):
-        raise ValueError(f"bias must be (C_out={W_conv.shape[0]},), got {tuple(bias.shape)}")
-    return dim
-
 
 def _check_alpha(alpha) -> float:
     alpha = float(alpha)
     if not (np.isfinite(alpha) and alpha > 0):
         raise ValueError(f"alpha must be finite and > 0, got {alpha}")
     return alpha
-
-
-def _tokens(X: torch.Tensor) -> torch.Tensor:
-    """``(B, C, *shape)`` to row tokens ``(B, N, C)``, row-major over the grid."""
-    return X.flatten(2).transpose(1, 2)
-
-
-def _image(tokens: torch.Tensor, shape) -> torch.Tensor:
-    """Row tokens ``(B, N, C)`` back to ``(B, C, *shape)``."""
-    return tokens.transpose(1, 2).reshape(tokens.shape[0], tokens.shape[2], *shape)

@@ -23,15 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import positive_int
 from .vit import ViTConfig
 
 GIGA = 1e9
-
-
-def _positive_int(name, value):
-    if not (isinstance(value, (int, np.integer)) and value >= 1):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _check_config(config):
@@ -47,8 +42,8 @@ def _check_config(config):
 
 def block_parameters(d: int, mlp_hidden: int | None = None) -> dict[str, int]:
     """One block's parameters: attention ``4d^2 + 4d``, MLP ``2 d h + h + d``, two LayerNorms ``4d``."""
-    d = _positive_int("d", d)
-    h = 4 * d if mlp_hidden is None else _positive_int("mlp_hidden", mlp_hidden)
+    d = positive_int("d", d)
+    h = 4 * d if mlp_hidden is None else positive_int("mlp_hidden", mlp_hidden)
     split = {"attention": 4 * d * d + 4 * d, "mlp": 2 * d * h + h + d, "layernorms": 4 * d}
     split["total"] = sum(split.values())
     return split
@@ -98,7 +93,7 @@ def shape_table(config: ViTConfig) -> list[tuple[str, tuple[int, ...], int]]:
 
 def block_macs(tokens: int, d: int, mlp_ratio: float = 4.0) -> tuple[int, int]:
     """One block's multiply-adds, ``(dense, attention) = ((4 + 2r) N d^2, 2 N^2 d)``."""
-    N, d = _positive_int("tokens", tokens), _positive_int("d", d)
+    N, d = positive_int("tokens", tokens), positive_int("d", d)
     hidden = int(d * mlp_ratio)
     if hidden < 1:
         raise ValueError(f"mlp_ratio must give a hidden width of at least 1, got {mlp_ratio!r}")
@@ -107,7 +102,7 @@ def block_macs(tokens: int, d: int, mlp_ratio: float = 4.0) -> tuple[int, int]:
 
 def attention_crossover_tokens(d: int, mlp_ratio: float = 4.0) -> float:
     """The token count where ``2 N^2 d`` overtakes ``(4 + 2r) N d^2``: ``N = (2 + r) d`` (6d for r = 4)."""
-    d = _positive_int("d", d)
+    d = positive_int("d", d)
     if not mlp_ratio > 0:
         raise ValueError(f"mlp_ratio must be positive, got {mlp_ratio!r}")
     return (2 + mlp_ratio) * d
@@ -156,10 +151,10 @@ def cost_table(d: int, depth: int, settings, mlp_ratio: float = 4.0) -> list[Cos
     ``N`` counts the patches only, as the cost model is usually stated: the one
     [CLS] row, the embedding and the head change the totals by about one percent.
     """
-    depth = _positive_int("depth", depth)
+    depth = positive_int("depth", depth)
     rows = []
     for image, patch in settings:
-        image, patch = _positive_int("image", image), _positive_int("patch", patch)
+        image, patch = positive_int("image", image), positive_int("patch", patch)
         if image % patch:
             raise ValueError(f"the patch side {patch} must divide the image side {image}")
         N = (image // patch) ** 2
@@ -170,7 +165,7 @@ def cost_table(d: int, depth: int, settings, mlp_ratio: float = 4.0) -> list[Cos
 
 def global_attention_macs(tokens: int, d: int) -> int:
     """Scores and weighted values when every token attends to every token: ``2 N^2 d``."""
-    N, d = _positive_int("tokens", tokens), _positive_int("d", d)
+    N, d = positive_int("tokens", tokens), positive_int("d", d)
     return 2 * N * N * d
 
 
@@ -181,7 +176,7 @@ def window_attention_macs(grid: int, window: int, d: int) -> int:
     each of the ``N`` tokens scores ``M^2`` keys instead of ``N``, so the cost
     is linear in ``N``.
     """
-    grid, window, d = _positive_int("grid", grid), _positive_int("window", window), _positive_int("d", d)
+    grid, window, d = positive_int("grid", grid), positive_int("window", window), positive_int("d", d)
     if grid % window:
         raise ValueError(f"the window side {window} must divide the grid side {grid}")
     return 2 * window * window * grid * grid * d
@@ -213,7 +208,7 @@ def time_forward(model, images, repeats: int = 3, warmup: int = 1) -> np.ndarray
     """Seconds of each of ``repeats`` forward passes, after ``warmup`` untimed ones."""
     import torch
 
-    repeats, warmup = _positive_int("repeats", repeats), int(warmup)
+    repeats, warmup = positive_int("repeats", repeats), int(warmup)
     if warmup < 0:
         raise ValueError(f"warmup must be >= 0, got {warmup}")
     seconds = []

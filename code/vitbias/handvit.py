@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .geometry import patchify, unpatchify
+
 SIDE, PATCH, WIDTH = 4, 2, 3
 CLASSES = ("vertical", "horizontal")
 EMBEDDING = np.array([[0.25, 0.25, 0.25, 0.25],
@@ -43,8 +45,7 @@ def _check_image(image) -> np.ndarray:
 
 def patch_rows(image) -> np.ndarray:
     """(4, 4) image -> (4, 4): one row per patch in raster order, pixels row by row."""
-    image = _check_image(image)
-    return image.reshape(2, PATCH, 2, PATCH).transpose(0, 2, 1, 3).reshape(4, PATCH * PATCH)
+    return patchify(_check_image(image)[None], PATCH)
 
 
 def from_patch_rows(rows) -> np.ndarray:
@@ -52,7 +53,7 @@ def from_patch_rows(rows) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.float64)
     if rows.shape != (4, PATCH * PATCH):
         raise ValueError(f"expected (4, 4) patch rows, got shape {rows.shape}")
-    return rows.reshape(2, 2, PATCH, PATCH).transpose(0, 2, 1, 3).reshape(SIDE, SIDE)
+    return unpatchify(rows, PATCH, (1, SIDE, SIDE))[0]
 
 
 def vertical_bar(column: int = 2) -> np.ndarray:

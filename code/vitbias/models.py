@@ -19,6 +19,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
+# Re-exported: every run records its model's count through this name.
+from .geometry import parameter_count as parameter_count
+
 MODEL_KINDS = ("cnn", "vit")
 
 
@@ -82,11 +85,6 @@ def build(spec: dict) -> nn.Module:
     if kind == "vit":
         return tiny_vit(**spec)
     raise ValueError(f"unknown model kind {kind!r}: expected one of {MODEL_KINDS}")
-
-
-def parameter_count(model: nn.Module) -> int:
-    """The number of trainable parameters."""
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
 def features(model: nn.Module, x: torch.Tensor) -> torch.Tensor:

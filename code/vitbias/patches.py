@@ -1,9 +1,10 @@
-"""Patches as tokens: cutting an image into patches, embedding them, and what a token keeps.
+"""Patches as tokens: embedding cut patches, moving them, and what a token keeps.
 
-- :func:`patchify` cuts (B, C, H, W) images into (B, N, P^2 C) rows, one per
-  patch in raster order, each flattened channel-first (c, i, j): the layout of
-  a ``Conv2d`` weight (d, C, P, P), so a linear map on the rows and a strided
-  convolution can share weights (:func:`embed_linear`, :func:`embed_conv`).
+- :func:`vitbias.geometry.patchify` cuts (B, C, H, W) images into (B, N, P^2 C)
+  rows, one per patch in raster order, each flattened channel-first (c, i, j):
+  the layout of a ``Conv2d`` weight (d, C, P, P), so a linear map on the rows
+  and a strided convolution can share weights (:func:`embed_linear`,
+  :func:`embed_conv`).
 - :func:`jigsaw` moves whole patches, the shuffle a ViT without positions
   cannot see.
 - :func:`pinv_reconstruction_error` and :func:`best_linear_error` measure
@@ -18,6 +19,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .geometry import grid_to_tokens, patchify, unpatchify
+
 
 def _check_images(images, patch: int):
     if not isinstance(images, torch.Tensor) or images.ndim != 4:
@@ -28,34 +31,6 @@ def _check_images(images, patch: int):
     H, W = images.shape[-2:]
     if H % patch or W % patch:
         raise ValueError(f"the patch side {patch} must divide the image sides, got {H} x {W}")
-
-
-def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
-    """(B, C, H, W) -> (B, N, P^2 C): ``N = HW/P^2`` rows, patch (r, c) in row ``r W/P + c``.
-
-    Each row lists the patch channel by channel, and within a channel row by
-    row: index ``c P^2 + i P + j``.
-    """
-    _check_images(images, patch)
-    B, C, H, W = images.shape
-    grid = images.reshape(B, C, H // patch, patch, W // patch, patch)
-    # (B, C, r, i, s, j) -> (B, r, s, C, i, j): patch position first, then its pixels
-    return grid.permute(0, 2, 4, 1, 3, 5).reshape(B, (H // patch) * (W // patch), C * patch * patch)
-
-
-def unpatchify(rows: torch.Tensor, patch: int, channels: int, height: int, width: int) -> torch.Tensor:
-    """The inverse of :func:`patchify`: (B, N, P^2 C) -> (B, C, H, W)."""
-    if rows.ndim != 3:
-        raise ValueError(f"expected (B, N, P^2 C) rows, got shape {tuple(rows.shape)}")
-    if height % patch or width % patch:
-        raise ValueError(f"the patch side {patch} must divide the image sides, got {height} x {width}")
-    B, N, D = rows.shape
-    hp, wp = height // patch, width // patch
-    if (N, D) != (hp * wp, channels * patch * patch):
-        raise ValueError(f"expected rows of shape (B, {hp * wp}, {channels * patch * patch}) "
-                         f"for a {channels} x {height} x {width} image, got {tuple(rows.shape)}")
-    grid = rows.reshape(B, hp, wp, channels, patch, patch).permute(0, 3, 1, 4, 2, 5)
-    return grid.reshape(B, channels, height, width)
 
 
 def embed_linear(images: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -74,7 +49,7 @@ def embed_conv(images: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -
     """The same map as a ``Conv2d`` with kernel = stride = P, flattened to (B, N, d)."""
     P = weight.shape[-1]
     _check_images(images, P)
-    return F.conv2d(images, weight, bias, stride=P).flatten(2).transpose(1, 2)
+    return grid_to_tokens(F.conv2d(images, weight, bias, stride=P))
 
 
 def jigsaw(images: torch.Tensor, patch: int, order) -> torch.Tensor:
@@ -88,7 +63,7 @@ def jigsaw(images: torch.Tensor, patch: int, order) -> torch.Tensor:
     N = (H // patch) * (W // patch)
     if order.shape != (N,) or not torch.equal(order.sort().values, torch.arange(N)):
         raise ValueError(f"order must be a permutation of range({N}), got {order.tolist()}")
-    return unpatchify(patchify(images, patch)[:, order], patch, C, H, W)
+    return unpatchify(patchify(images, patch)[:, order], patch, (C, H, W))
 
 
 # ---------------------------------------------------------------------------

@@ -17,11 +17,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-
-def _positive_int(name, value):
-    if not (isinstance(value, (int, np.integer)) and value >= 1):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
+from .geometry import pairwise_offsets
+from .geometry import positive_int
 
 
 # ---------------------------------------------------------------------------
@@ -38,7 +35,7 @@ def bilinear_sources(new_size: int, old_size: int):
     index with weight ``t = x - floor(x)``. Returns ``(lower, upper, t)``,
     arrays of length ``new_size``.
     """
-    new_size, old_size = _positive_int("new_size", new_size), _positive_int("old_size", old_size)
+    new_size, old_size = positive_int("new_size", new_size), positive_int("old_size", old_size)
     x = (np.arange(new_size) + 0.5) * old_size / new_size - 0.5
     x = np.clip(x, 0.0, old_size - 1)
     lower = np.floor(x).astype(int)
@@ -80,7 +77,7 @@ def resize_position_table(table: torch.Tensor, old_grid: int, new_grid: int,
     in raster order, are laid on their ``old x old`` grid and interpolated:
     ``new = A grid A^T`` channel by channel, ``A`` the :func:`interpolation_matrix`.
     """
-    old_grid, new_grid = _positive_int("old_grid", old_grid), _positive_int("new_grid", new_grid)
+    old_grid, new_grid = positive_int("old_grid", old_grid), positive_int("new_grid", new_grid)
     if not (isinstance(num_prefix_tokens, (int, np.integer)) and num_prefix_tokens >= 0):
         raise ValueError(f"num_prefix_tokens must be a non-negative integer, got {num_prefix_tokens!r}")
     expected = num_prefix_tokens + old_grid**2
@@ -99,16 +96,9 @@ def resize_position_table(table: torch.Tensor, old_grid: int, new_grid: int,
 # ---------------------------------------------------------------------------
 
 
-def grid_coordinates(height: int, width: int):
-    """Row and column of each patch in raster order, two arrays of length ``height * width``."""
-    height, width = _positive_int("height", height), _positive_int("width", width)
-    rows, cols = np.divmod(np.arange(height * width), width)
-    return rows, cols
-
-
 def rope_frequencies(head_dim: int, base: float = 100.0) -> np.ndarray:
     """The ``head_dim / 4`` angular frequencies ``base^(-k / (head_dim/4))`` shared by rows and columns."""
-    head_dim = _positive_int("head_dim", head_dim)
+    head_dim = positive_int("head_dim", head_dim)
     if head_dim % 4:
         raise ValueError(f"2-D RoPE needs head_dim divisible by 4 (two axes of pairs), got {head_dim}")
     if not base > 1:
@@ -166,8 +156,8 @@ def spread_by_offset(scores, rows, cols) -> float:
     T = rows.shape[0]
     if scores.shape != (T, T) or cols.shape != (T,):
         raise ValueError(f"expected (T, T) scores for T = {T} coordinates, got {scores.shape}")
-    dr, dc = rows[None, :] - rows[:, None], cols[None, :] - cols[:, None]
-    _, group = np.unique(np.stack([dr.ravel(), dc.ravel()]), axis=1, return_inverse=True)
+    offsets = pairwise_offsets(np.stack([rows, cols], axis=1)).reshape(-1, 2)   # (T^2, 2)
+    _, group = np.unique(offsets.T, axis=1, return_inverse=True)
     highest = np.full(group.max() + 1, -np.inf)
     lowest = np.full(group.max() + 1, np.inf)
     np.maximum.at(highest, group, scores.ravel())

@@ -36,97 +36,15 @@ import numpy as np
 import torch
 from torch import nn
 
-
-# ---------------------------------------------------------------------------
-# Shifts
-# ---------------------------------------------------------------------------
-
-
-def shift(x, delta):
-    """The circular shift ``T_delta`` of the last two axes of ``x`` (NumPy or torch).
-
-    ``delta`` is ``(rows, columns)``, or one integer for a horizontal shift.
-    ``shift(shift(x, a), b) == shift(x, a + b)``: circular shifts form a group.
-    """
-    dr, dc = _pair(delta, "shift")
-    if torch.is_tensor(x):
-        return torch.roll(x, shifts=(dr, dc), dims=(-2, -1))
-    return np.roll(np.asarray(x), (dr, dc), axis=(-2, -1))
-
+from .geometry import (as_pair, bias_vector, conv2d, dividing_pair, grid_to_tokens, image_array,
+                       patchify, relative_offsets, shift, tokens_to_grid)
 
 _shift = shift  # for functions whose argument is called ``shift``
-
-
-def _pair(value, name):
-    """``value`` as a pair of Python ints; one int ``v`` means ``(0, v)`` for shifts."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return (0, int(value)) if name == "shift" else (int(value), int(value))
-    try:
-        pair = tuple(value)
-    except TypeError:
-        pair = ()
-    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in pair):
-        raise ValueError(f"the {name} must be an integer or a pair of integers, got {value!r}")
-    return int(pair[0]), int(pair[1])
-
-
-def _dividing_pair(value, name, H, W):
-    """``value`` (a stride or a patch size) as a positive pair that divides ``(H, W)``."""
-    h, w = _pair(value, name)
-    if h < 1 or w < 1:
-        raise ValueError(f"the {name} must be positive, got {value!r}")
-    if H % h or W % w:
-        raise ValueError(f"the {name} {(h, w)} must divide the image size {(H, W)}")
-    return h, w
-
-
-def _stride_pair(stride, H, W):
-    return _dividing_pair(stride, "stride", H, W)
 
 
 # ---------------------------------------------------------------------------
 # Convolution, subsampling and blur (NumPy, exact)
 # ---------------------------------------------------------------------------
-
-
-def conv2d(x, weight, bias=None, stride=1, padding="circular"):
-    """Cross-correlation with a centred odd kernel, then keep every ``stride``-th output.
-
-    ``x``: ``(..., C, H, W)``; ``weight``: ``(O, C, k_h, k_w)``, both sizes odd;
-    ``bias``: ``(O,)``. Returns ``(..., O, H / s_h, W / s_w)`` with
-
-        Conv(X)[o, r, c] = b_o + sum_{c', i, j} W[o, c', i, j] X[c', r + i - a_h, c + j - a_w],
-        Conv_s(X)[o, r, c] = Conv(X)[o, s r, s c],
-
-    where ``a = floor(k / 2)`` and indices outside the image wrap around
-    (``padding="circular"``) or read zero (``padding="zeros"``). This is what
-    ``torch.nn.Conv2d`` computes with ``padding=k // 2`` and the same padding mode.
-    """
-    x = _image_array(x)
-    weight = np.asarray(weight, dtype=float)
-    if weight.ndim != 4:
-        raise ValueError(f"the weight must be (O, C, k_h, k_w), got shape {weight.shape}")
-    O, C, kh, kw = weight.shape
-    if kh % 2 == 0 or kw % 2 == 0:
-        raise ValueError(f"the kernel must have odd sizes (a centred kernel), got {(kh, kw)}")
-    if x.shape[-3] != C:
-        raise ValueError(f"the weight expects {C} input channels, the image has {x.shape[-3]}")
-    H, W = x.shape[-2:]
-    sh, sw = _stride_pair(stride, H, W)
-    ah, aw = kh // 2, kw // 2
-    if ah > H or aw > W:
-        raise ValueError(f"a {kh}x{kw} kernel does not fit a {H}x{W} image")
-    modes = {"circular": "wrap", "zeros": "constant"}
-    if padding not in modes:
-        raise ValueError(f"padding must be 'circular' or 'zeros', got {padding!r}")
-    pad = [(0, 0)] * (x.ndim - 2) + [(ah, ah), (aw, aw)]
-    padded = np.pad(x, pad, mode=modes[padding])
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(-2, -1))
-    windows = windows[..., ::sh, ::sw, :, :]  # (..., C, H/s_h, W/s_w, k_h, k_w)
-    out = np.einsum("...crsij,ocij->...ors", windows, weight)
-    if bias is not None:
-        out = out + _bias(bias, O)[:, None, None]
-    return out
 
 
 def init_conv(rng, out_channels, in_channels, kernel):
@@ -145,7 +63,7 @@ def init_conv(rng, out_channels, in_channels, kernel):
 def subsample(x, stride):
     """Keep every ``stride``-th row and column: ``(..., H, W) -> (..., H / s, W / s)``."""
     x = np.asarray(x)
-    sh, sw = _stride_pair(stride, *x.shape[-2:])
+    sh, sw = dividing_pair(stride, "stride", *x.shape[-2:])
     return x[..., ::sh, ::sw]
 
 
@@ -160,7 +78,7 @@ def binomial_blur(x, taps=3):
     """
     if not (isinstance(taps, numbers.Integral) and taps >= 1 and taps % 2 == 1):
         raise ValueError(f"taps must be a positive odd integer, got {taps!r}")
-    x = _image_array(x)
+    x = image_array(x)
     row = np.array([comb(taps - 1, i) for i in range(taps)], dtype=float)
     kernel = np.outer(row, row) / row.sum() ** 2
     C = x.shape[-3]
@@ -173,23 +91,6 @@ def binomial_blur(x, taps=3):
 # ---------------------------------------------------------------------------
 
 
-def patchify(x, patch):
-    """The patch matrix ``X_p``: ``(..., C, H, W) -> (..., N_p, C P_h P_w)``, raster order.
-
-    ``patch`` is ``P`` (square patches) or ``(P_h, P_w)``. Row ``r W_p + c``
-    holds patch ``(r, c)`` flattened in the order ``(channel, row, column)``,
-    the order of ``Conv2d.weight.reshape(d, -1)``.
-    """
-    x = _image_array(x)
-    C, H, W = x.shape[-3:]
-    Ph, Pw = _patch_size(patch, H, W)
-    Hp, Wp = H // Ph, W // Pw
-    lead = x.shape[:-3]
-    blocks = x.reshape(lead + (C, Hp, Ph, Wp, Pw))
-    blocks = np.moveaxis(blocks, (-5, -4, -3, -2, -1), (-3, -5, -2, -4, -1))  # (..., Hp, Wp, C, Ph, Pw)
-    return blocks.reshape(lead + (Hp * Wp, C * Ph * Pw))
-
-
 def patch_tokens(x, weight, bias=None):
     """The patch tokens ``PE(X) = X_p W_E + 1 b_E^T``: ``(..., N_p, d)``.
 
@@ -200,12 +101,12 @@ def patch_tokens(x, weight, bias=None):
     if weight.ndim != 4:
         raise ValueError(f"the patch weight must be (d, C, P_h, P_w), got shape {weight.shape}")
     d, C, Ph, Pw = weight.shape
-    x = _image_array(x)
+    x = image_array(x)
     if x.shape[-3] != C:
         raise ValueError(f"the weight expects {C} input channels, the image has {x.shape[-3]}")
     tokens = patchify(x, (Ph, Pw)) @ weight.reshape(d, -1).T
     if bias is not None:
-        tokens = tokens + _bias(bias, d)
+        tokens = tokens + bias_vector(bias, d)
     return tokens
 
 
@@ -216,34 +117,10 @@ def patch_embed(x, weight, bias=None):
     the same numbers as :func:`patch_tokens`, laid out like the output of
     ``Conv2d(C, d, kernel_size=P, stride=P)``.
     """
-    x = _image_array(x)
+    x = image_array(x)
     Ph, Pw = np.shape(weight)[-2:]
     tokens = patch_tokens(x, weight, bias)
     return tokens_to_grid(tokens, (x.shape[-2] // Ph, x.shape[-1] // Pw))
-
-
-def tokens_to_grid(tokens, grid):
-    """``(..., N_p, d) -> (..., d, H_p, W_p)`` for a raster-ordered ``grid = (H_p, W_p)``.
-
-    Works for NumPy arrays and torch tensors.
-    """
-    Hp, Wp = _pair(grid, "grid")
-    N, d = tokens.shape[-2:]
-    if N != Hp * Wp:
-        raise ValueError(f"{N} tokens do not fill a {Hp}x{Wp} grid ({Hp * Wp} cells)")
-    lead = tuple(tokens.shape[:-2])
-    if torch.is_tensor(tokens):
-        return tokens.transpose(-1, -2).reshape(lead + (d, Hp, Wp))
-    return np.swapaxes(tokens, -1, -2).reshape(lead + (d, Hp, Wp))
-
-
-def grid_to_tokens(grid_map):
-    """``(..., d, H_p, W_p) -> (..., N_p, d)`` in raster order (NumPy or torch)."""
-    d, Hp, Wp = grid_map.shape[-3:]
-    lead = tuple(grid_map.shape[:-3])
-    if torch.is_tensor(grid_map):
-        return grid_map.reshape(lead + (d, Hp * Wp)).transpose(-1, -2)
-    return np.swapaxes(grid_map.reshape(lead + (d, Hp * Wp)), -1, -2)
 
 
 def token_permutation(grid, delta, patch):
@@ -255,18 +132,17 @@ def token_permutation(grid, delta, patch):
     the permutation matrix ``Pi_delta`` (:func:`permutation_matrix`) sends grid
     cell ``(r, c)`` to ``((r + delta_r / P) mod H_p, (c + delta_c / P) mod W_p)``.
     """
-    Hp, Wp = _pair(grid, "grid")
+    Hp, Wp = as_pair(grid, "grid")
     if Hp < 1 or Wp < 1:
         raise ValueError(f"the grid must have positive sides, got {(Hp, Wp)}")
-    dr, dc = _pair(delta, "shift")
+    dr, dc = as_pair(delta, "shift")
     if not (isinstance(patch, numbers.Integral) and patch >= 1):
         raise ValueError(f"the patch size must be a positive integer, got {patch!r}")
     if dr % patch or dc % patch:
         raise ValueError(f"a shift of {(dr, dc)} pixels is not a whole number of {patch}-pixel patches")
-    r = np.arange(Hp)[:, None]
-    c = np.arange(Wp)[None, :]
-    source = ((r - dr // patch) % Hp) * Wp + (c - dc // patch) % Wp
-    return source.reshape(-1)
+    # Shifting the grid of token indices by whole patches: cell (r, c) receives the index
+    # of cell ((r - dr / P) mod H_p, (c - dc / P) mod W_p).
+    return shift(np.arange(Hp * Wp).reshape(Hp, Wp), (dr // patch, dc // patch)).reshape(-1)
 
 
 def permutation_matrix(perm):
@@ -288,12 +164,12 @@ def relative_position_bias(grid, table):
     ``n = (r_n, c_n)`` and ``m = (r_m, c_m)``. Every whole-patch shift
     permutation ``Pi`` satisfies ``Pi B Pi^T = B``.
     """
-    Hp, Wp = _pair(grid, "grid")
+    Hp, Wp = as_pair(grid, "grid")
     table = np.asarray(table, dtype=float)
     if table.shape != (Hp, Wp):
         raise ValueError(f"the table must have the grid's shape {(Hp, Wp)}, got {table.shape}")
-    r, c = np.divmod(np.arange(Hp * Wp), Wp)
-    return table[(r[None, :] - r[:, None]) % Hp, (c[None, :] - c[:, None]) % Wp]
+    offsets = relative_offsets((Hp, Wp))  # (N_p, N_p, 2), negative offsets index from the end
+    return table[offsets[..., 0], offsets[..., 1]]
 
 
 def conjugate(B, perm):
@@ -333,7 +209,7 @@ class PatchEncoder(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         grid = self.embed(x)  # (B, d, H_p, W_p)
-        tokens = grid.flatten(-2).transpose(-1, -2)  # (B, N_p, d)
+        tokens = grid_to_tokens(grid)  # (B, N_p, d)
         if self.positions is not None:
             tokens = tokens + self.positions
         if self.attn_bias is None:
@@ -341,7 +217,7 @@ class PatchEncoder(nn.Module):
         else:
             with without_attention_fastpath():
                 tokens = self.encoder(tokens, mask=self.attn_bias.to(tokens.dtype))
-        return tokens.transpose(-1, -2).reshape(grid.shape)
+        return tokens_to_grid(tokens, grid.shape[-2:])
 
 
 @contextlib.contextmanager
@@ -385,7 +261,7 @@ def equivariance_error(f, x, shift, stride=1):
     run, x = _evaluator(f, x)
     H, W = x.shape[-2:]
     delta = _check_shift(shift, H, W)
-    stride = _stride_pair(stride, H, W)
+    stride = dividing_pair(stride, "stride", H, W)
     y = _check_output(run(x), x, stride)
     return _error(run, x, y, delta, stride)
 
@@ -403,7 +279,7 @@ def which_shifts_commute(f, x, stride=1, tol=1e-8):
         raise ValueError(f"tol must be finite and >= 0, got {tol!r}")
     run, x = _evaluator(f, x)
     H, W = x.shape[-2:]
-    stride = _stride_pair(stride, H, W)
+    stride = dividing_pair(stride, "stride", H, W)
     y = _check_output(run(x), x, stride)
     errors = np.array([[_error(run, x, y, (dr, dc), stride) for dc in range(W)] for dr in range(H)])
     return errors <= tol
@@ -419,12 +295,12 @@ def equivariance_error_map(f, x, shift, stride=1):
     run, x = _evaluator(f, x)
     H, W = x.shape[-2:]
     dr, dc = _check_shift(shift, H, W)
-    sh, sw = _stride_pair(stride, H, W)
+    sh, sw = dividing_pair(stride, "stride", H, W)
     if dr % sh or dc % sw:
         raise ValueError(f"the stride {(sh, sw)} must divide the shift {(dr, dc)} for a map")
     y = _check_output(run(x), x, (sh, sw))
     moved = _check_output(run(_shift(x, (dr, dc))), x, (sh, sw))
-    diff = np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1)))
+    diff = np.abs(moved - _shift(y, (dr // sh, dc // sw)))
     return diff.reshape(-1, *diff.shape[-2:]).max(axis=0) / np.abs(y).max()
 
 
@@ -434,11 +310,11 @@ def _error(run, x, y, delta, stride):
     moved = _check_output(run(shift(x, delta)), x, stride)
     scale = np.abs(y).max()
     if dr % sh == 0 and dc % sw == 0:
-        return float(np.abs(moved - np.roll(y, (dr // sh, dc // sw), axis=(-2, -1))).max() / scale)
+        return float(np.abs(moved - shift(y, (dr // sh, dc // sw))).max() / scale)
     # Every output shift at once: candidates[a, b] = T_(a, b) y, shape (H', W', ..., H', W').
     Hy, Wy = y.shape[-2:]
-    rows = (np.arange(Hy)[None, :] - np.arange(Hy)[:, None]) % Hy  # rows[a, r] = (r - a) mod H'
-    cols = (np.arange(Wy)[None, :] - np.arange(Wy)[:, None]) % Wy
+    rows = relative_offsets((Hy,))[..., 0]  # rows[a, r] = r - a, read mod H' as an index
+    cols = relative_offsets((Wy,))[..., 0]
     candidates = y[..., rows[:, None, :, None], cols[None, :, None, :]]  # (..., H', W', H', W')
     gaps = np.abs(candidates - moved[..., None, None, :, :])
     gaps = np.moveaxis(gaps, (-4, -3), (0, 1)).reshape(Hy, Wy, -1).max(axis=-1)
@@ -452,11 +328,11 @@ def _evaluator(f, x):
     if isinstance(f, nn.Module):
         model = copy.deepcopy(f).to(torch.float64).eval()
         device = next((p.device for p in model.parameters()), torch.device("cpu"))
-        x = torch.as_tensor(_image_array(x) if not torch.is_tensor(x) else x,
+        x = torch.as_tensor(image_array(x) if not torch.is_tensor(x) else x,
                             dtype=torch.float64, device=device)
         call = model
     elif callable(f):
-        x = x if torch.is_tensor(x) else _image_array(x)
+        x = x if torch.is_tensor(x) else image_array(x)
         call = f
     else:
         raise ValueError(f"f must be a function or a torch.nn.Module, got {type(f).__name__}")
@@ -490,28 +366,10 @@ def _check_output(y, x, stride):
 
 
 def _check_shift(delta, H, W):
-    dr, dc = _pair(delta, "shift")
+    dr, dc = as_pair(delta, "shift")
     if not (-H < dr < H and -W < dc < W):
         raise ValueError(f"the shift {(dr, dc)} does not fit a {H}x{W} image (each |component| < side)")
     return dr, dc
-
-
-def _image_array(x):
-    x = np.asarray(x, dtype=float)
-    if x.ndim < 3:
-        raise ValueError(f"an image must be (..., C, H, W), got shape {x.shape}")
-    return x
-
-
-def _bias(bias, size):
-    bias = np.asarray(bias, dtype=float)
-    if bias.shape != (size,):
-        raise ValueError(f"the bias must have shape ({size},), got {bias.shape}")
-    return bias
-
-
-def _patch_size(patch, H, W):
-    return _dividing_pair(patch, "patch size", H, W)
 
 
 # ---------------------------------------------------------------------------
@@ -533,7 +391,7 @@ def measurement_layers(rng, image, channels=8, kernel=3, patch=8, dim=16):
 
     Weights are drawn by :func:`init_conv` from ``rng``.
     """
-    image = _image_array(image)
+    image = image_array(image)
     C, H, W = image.shape[-3:]
     w, b = init_conv(rng, channels, C, kernel)
     w_patch, b_patch = init_conv(rng, dim, C, patch)

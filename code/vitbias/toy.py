@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import circulant, kernel_offsets, shift
+
 
 # ---------------------------------------------------------------------------
 # An inductive bias picks the answer: three points, a line and a cubic.
@@ -105,24 +107,6 @@ def true_map(toy: Toy) -> np.ndarray:
     return M
 
 
-def circulant(kernel: np.ndarray, n: int) -> np.ndarray:
-    """The ``(..., n, n)`` matrix of the circular filter ``kernel`` (shape ``(..., k)``).
-
-    ``x @ circulant(w, n)`` gives ``y_t = sum_j w_j x_{t + j - a}`` with
-    ``a = k // 2``: the cross-correlation form, as deep learning libraries compute it.
-    """
-    kernel = np.asarray(kernel, dtype=float)
-    k = kernel.shape[-1]
-    if k % 2 != 1 or k > n:
-        raise ValueError(f"kernel length must be odd and at most n={n}, got {k}")
-    a = k // 2
-    W = np.zeros(kernel.shape[:-1] + (n, n))
-    t = np.arange(n)
-    for j in range(k):  # k taps, not positions: each tap is one shifted diagonal
-        W[..., (t + j - a) % n, t] += kernel[..., j, None]
-    return W
-
-
 def sample_rows(toy: Toy, rng: np.random.Generator, reps: int, N: int):
     """Training sets ``X, Y`` of shape ``(reps, N, n)`` drawn from the toy."""
     if reps < 1 or N < 1:
@@ -142,9 +126,8 @@ def fit_conv(X: np.ndarray, Y: np.ndarray, k: int = 3) -> np.ndarray:
     X, Y = _check_xy(X, Y)
     if k % 2 != 1 or k > X.shape[-1]:
         raise ValueError(f"k must be odd and at most n={X.shape[-1]}, got {k}")
-    a = k // 2
-    # Feature j at position t is x_{t+j-a}, i.e. X rolled by (a - j).
-    shifted = np.stack([np.roll(X, a - j, axis=-1) for j in range(k)], axis=1)  # (reps, k, N, n)
+    # Feature j at position t is x_{t + Delta_j} with Delta_j = j - a: X shifted by -Delta_j.
+    shifted = np.stack([shift(X, -delta) for delta in kernel_offsets(k, 1)[:, 0]], axis=1)  # (reps, k, N, n)
     gram = np.einsum("rinm,rjnm->rij", shifted, shifted)
     rhs = np.einsum("rinm,rnm->ri", shifted, Y)
     return np.linalg.solve(gram, rhs[..., None])[..., 0]

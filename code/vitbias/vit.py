@@ -23,6 +23,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .geometry import grid_to_tokens, patchify
+
 POOLS = ("cls", "mean")
 LAYER_NORM_EPS = 1e-6  # timm's and the original JAX code's
 
@@ -231,7 +233,7 @@ class ViT(nn.Module):
     def patch_tokens(self, images: torch.Tensor) -> torch.Tensor:
         """The patch embedding: (B, C, H, W) -> (B, N, d), patches in raster order."""
         self.check_images(images)
-        return self.patch_embed(images).flatten(2).transpose(1, 2)
+        return grid_to_tokens(self.patch_embed(images))
 
     def add_prefix_and_positions(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, N, d) -> (B, T, d): [CLS] and registers in front, then the position table added."""
@@ -266,8 +268,6 @@ class ViT(nn.Module):
 
     def trace(self, images: torch.Tensor) -> list[tuple[str, tuple[int, ...]]]:
         """The shape of one image's tensor after each step, batch dimension dropped."""
-        from .patches import patchify
-
         steps = [("input", images)]
         steps.append(("patches, flattened", patchify(images, self.config.patch_size)))
         tokens = self.patch_tokens(images)
@@ -281,11 +281,6 @@ class ViT(nn.Module):
         steps.append(("pool and final LayerNorm", pooled))
         steps.append(("linear head", self.head(pooled)))
         return [(name, tuple(t.shape[1:])) for name, t in steps]
-
-
-def count_parameters(model: nn.Module) -> int:
-    """The number of scalars in a model's parameters."""
-    return sum(p.numel() for p in model.parameters())
 
 
 # ---------------------------------------------------------------------------

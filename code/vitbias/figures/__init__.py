@@ -1,0 +1,11 @@
+"""The book's figures: one module per chapter, one shared style.
+
+- ``toy``: the bias trade-off toy (``book/bias-toy.md``);
+- ``patches``: patches as tokens, their cost and positions (``book/patches.md``);
+- ``symmetry``: which shifts a layer respects (``book/symmetry.md``);
+- ``crossover``: the data-scale crossover (``book/crossover.md``);
+- ``attention_conv``: attention computing a convolution (``book/attention-conv.md``);
+- ``style``: the set-up and the ending every figure shares.
+
+Each function draws one figure and returns it, closed.
+"""

@@ -33,29 +33,57 @@ def profile() -> str:
 PACKAGE = ROOT / "code" / "vitbias"
 
 
-def _imported_vitbias_modules(source: str, package_level: int = 0) -> set[str]:
-    """Names of the vitbias modules a piece of source imports.
+def module_file(name: str) -> Path | None:
+    """The source file of the vitbias module ``name`` (dotted, relative to the package)."""
+    if not name:
+        return PACKAGE / "__init__.py"
+    base = PACKAGE.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
 
-    ``vitbias.x`` always; ``.x`` (or ``..x``) when ``package_level`` is the
-    relative level that names the vitbias package from where the source lives
-    (1 in ``vitbias/``, 2 in a sub-package such as ``vitbias/figures/``).
+
+def _with_parent_packages(name: str) -> set[str]:
+    """``a.b.c`` with ``a`` and ``a.b`` when they are packages: importing it runs their ``__init__``."""
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1)
+            if module_file(".".join(parts[:i])) is not None}
+
+
+def imported_modules(source: str, current: str | None = None) -> set[str]:
+    """The vitbias modules a piece of source imports, as dotted names (``figures.toy``).
+
+    ``current``: the dotted name of the module the source belongs to, which
+    resolves its relative imports (``None`` for a chapter's cells).
     """
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names
-                      if a.name.startswith("vitbias.") and a.name.count(".") >= 1}
-        elif isinstance(node, ast.ImportFrom):
-            relative = package_level > 0 and node.level == package_level
-            absolute = node.level == 0 and (node.module or "").split(".")[0] == "vitbias"
-            if not (relative or absolute):
+            for alias in node.names:
+                if alias.name.startswith("vitbias."):
+                    found |= _with_parent_packages(alias.name.split(".", 1)[1])
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level == 0:
+            module = node.module or ""
+            if module != "vitbias" and not module.startswith("vitbias."):
                 continue
-            parts = (node.module or "").split(".")[(0 if relative else 1):]
-            if parts and parts[0]:
-                found.add(parts[0])
-            else:  # from vitbias import x, y / from . import x
-                found |= {a.name for a in node.names}
-    return {name for name in found if (PACKAGE / f"{name}.py").is_file() or (PACKAGE / name).is_dir()}
+            base = module.split(".", 1)[1] if "." in module else ""
+        else:
+            if current is None:
+                continue
+            is_package = module_file(current) is not None and module_file(current).name == "__init__.py"
+            package = current.split(".") if is_package else current.split(".")[:-1]
+            package = package[: len(package) - (node.level - 1)]
+            base = ".".join(package + ([node.module] if node.module else []))
+        for alias in node.names:
+            candidate = f"{base}.{alias.name}" if base else alias.name
+            target = candidate if module_file(candidate) else base  # a module, or a name in one
+            if target:
+                found |= _with_parent_packages(target)
+    return found
 
 
 def package_dependencies(modules) -> list[str]:
@@ -66,11 +94,7 @@ def package_dependencies(modules) -> list[str]:
         if name in seen:
             continue
         seen.add(name)
-        path = PACKAGE / f"{name}.py"
-        sources = [path] if path.is_file() else sorted((PACKAGE / name).rglob("*.py"))
-        for source in sources:
-            level = len(source.relative_to(PACKAGE).parts)
-            todo += _imported_vitbias_modules(source.read_text(encoding="utf-8"), level)
+        todo += imported_modules(module_file(name).read_text(encoding="utf-8"), current=name)
     return sorted(seen)
 
 
@@ -83,7 +107,7 @@ def chapter_dependencies(chapter: Path) -> list[str]:
         if cell.cell_type == "code":
             code = "\n".join(line for line in cell.source.splitlines()
                              if not line.lstrip().startswith(("%", "!")))
-            found |= _imported_vitbias_modules(code)
+            found |= imported_modules(code)
     return package_dependencies(found)
 
 
@@ -95,10 +119,8 @@ def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
     """
     digest = hashlib.sha256()
     for name in chapter_dependencies(chapter):
-        path = PACKAGE / f"{name}.py"
-        for source in [path] if path.is_file() else sorted((PACKAGE / name).rglob("*.py")):
-            digest.update(source.relative_to(PACKAGE).as_posix().encode())
-            digest.update(source.read_bytes())
+        digest.update(name.encode())
+        digest.update(module_file(name).read_bytes())
     digest.update((ROOT / "requirements.txt").read_bytes())
     return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
 

@@ -192,7 +192,8 @@ def test_the_staleness_hash_reads_code_cells_and_ignores_prose(tmp_path):
 
 def test_a_chapter_depends_on_the_modules_it_imports_and_theirs_only():
     toy = booktools.chapter_dependencies(booktools.BOOK / "bias-toy.md")
-    assert "toy" in toy and "runs" not in toy and "train" not in toy
+    assert {"toy", "figures.toy", "figures.style"} <= set(toy)
+    assert not {"runs", "train", "figures.crossover"} & set(toy)
     crossover = booktools.chapter_dependencies(booktools.BOOK / "crossover.md")
     assert {"runs", "train", "data", "models"} <= set(crossover)
 
@@ -205,3 +206,19 @@ def test_editing_a_module_makes_stale_exactly_the_chapters_that_import_it(monkey
     monkeypatch.setattr(Path, "read_bytes",
                         lambda path: real(path) + (b"# edited\n" if path.name == "handvit.py" else b""))
     assert booktools.stale_chapters() == ["patches"]
+
+
+def test_editing_the_toy_module_re_executes_the_toy_chapter_only(monkeypatch, tmp_path):
+    monkeypatch.setattr(booktools, "CHAPTER_KEYS", tmp_path / "keys.json")
+    booktools.record_keys()
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes",
+                        lambda path: real(path) + (b"# edited\n" if path == booktools.PACKAGE / "toy.py" else b""))
+    assert booktools.stale_chapters() == ["bias-toy"]
+
+
+def test_relative_imports_resolve_inside_sub_packages():
+    assert booktools.imported_modules("from .. import toy\nfrom .style import canvas",
+                                      current="figures.toy") == {"toy", "figures", "figures.style"}
+    assert booktools.imported_modules("from vitbias.figures.toy import f\nimport numpy") == {
+        "figures", "figures.toy"}

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import timm
 import torch
-
 from vitbias import cost, geometry, vit
 
 

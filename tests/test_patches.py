@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import torch
 from timm.layers import PatchEmbed
-
 from vitbias import geometry, patches
 
 

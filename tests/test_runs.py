@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from vitbias import profile, runs, train
 
 CONFIG = {"data": {"name": "shapes", "train": 64, "test": 32, "seed": 0},

@@ -5,7 +5,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
-
 from vitbias import geometry as G
 from vitbias import symmetry as S
 
@@ -169,7 +168,9 @@ def test_a_patch_embedding_turns_a_whole_patch_shift_into_a_token_permutation(se
         np.testing.assert_array_equal(np.sort(perm), np.arange((H // P) * (W // P)))
         np.testing.assert_allclose(S.patch_tokens(G.shift(x, delta), w, b),
                                    S.patch_tokens(x, w, b)[perm], atol=1e-13)
-    f = lambda a: S.patch_embed(a, w, b)
+    def f(a):
+        return S.patch_embed(a, w, b)
+
     np.testing.assert_array_equal(S.which_shifts_commute(f, x, stride=P), multiples(H, W, P))
 
 
@@ -292,7 +293,9 @@ def test_a_module_is_measured_on_a_float64_copy_and_left_as_it_was():
 
 def test_plain_functions_receive_torch_tensors_when_given_them():
     x = torch.randn(1, 3, 8, 8, dtype=torch.float64)
-    f = lambda t: F.avg_pool2d(t, 2)
+    def f(t):
+        return F.avg_pool2d(t, 2)
+
     assert S.equivariance_error(f, x, (2, 4), stride=2) < 1e-14
     assert S.equivariance_error(f, x, (0, 1), stride=2) > 1e-3
 

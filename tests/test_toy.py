@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from vitbias import toy
 
 T = toy.Toy()
@@ -80,7 +79,8 @@ def test_shared_weights_are_worth_about_n_squared_over_k_rows():
     N = 1e6
     M = toy.rows_to_match(exact, N)
     assert M / N == pytest.approx(exact.n**2 / exact.k, rel=1e-6)
-    assert toy.least_squares_excess(exact.sigma, exact.n, M) == pytest.approx(exact.sigma**2 * exact.k / (N * exact.n), rel=1e-12)
+    expected = exact.sigma**2 * exact.k / (N * exact.n)
+    assert toy.least_squares_excess(exact.sigma, exact.n, M) == pytest.approx(expected, rel=1e-12)
 
 
 def test_crossing_point_interpolates_in_log_N():

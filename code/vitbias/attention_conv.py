@@ -36,8 +36,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .geometry import (circular_conv, conv_dim, grid_coordinates, grid_to_tokens, kernel_dim,
-                       kernel_offsets, relative_offsets, tokens_to_grid)
+from .geometry import (
+    circular_conv,
+    conv_dim,
+    grid_coordinates,
+    grid_to_tokens,
+    kernel_dim,
+    kernel_offsets,
+    relative_offsets,
+    tokens_to_grid,
+)
 
 # float32's rounding unit: the largest relative error of rounding one number.
 FLOAT32_ROUNDING_UNIT = float(np.finfo(np.float32).eps) / 2
@@ -77,7 +85,8 @@ class AttentionWeights:
             if W.ndim != 2 or W.shape[0] != C or W.shape[1] % h:
                 raise ValueError(f"{name} must be (C={C}, h * d) with h={h} heads, got {tuple(W.shape)}")
         if self.W_Q.shape != self.W_K.shape:
-            raise ValueError(f"W_Q and W_K must have one shape, got {tuple(self.W_Q.shape)} and {tuple(self.W_K.shape)}")
+            raise ValueError(f"W_Q and W_K must have one shape, "
+                             f"got {tuple(self.W_Q.shape)} and {tuple(self.W_K.shape)}")
         if self.W_O.ndim != 2 or self.W_O.shape[0] != self.W_V.shape[1]:
             raise ValueError(f"W_O must be (h d_v={self.W_V.shape[1]}, D), got {tuple(self.W_O.shape)}")
 

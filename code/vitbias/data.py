@@ -75,7 +75,7 @@ class ImageSet:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def head(self, n: int) -> "ImageSet":
+    def head(self, n: int) -> ImageSet:
         """The first ``n`` images (for generated sets: the set of size ``n``)."""
         if not 0 < n <= len(self):
             raise ValueError(f"n must be in 1..{len(self)}, got {n}")

@@ -90,12 +90,14 @@ _ZHANG_WHERE = ("adobe/antialiased-cnns README, '(4) Results', ResNet50 table "
                 "(Baseline, Rect-2, Tri-3, Bin-5)")
 
 ZHANG2019_RESNET50_ACCURACY = {
-    name: Published(value, "% top-1", f"ResNet-50 ImageNet top-1 accuracy, {name}", "zhang2019antialiasedrepo", _ZHANG_WHERE)
+    name: Published(value, "% top-1", f"ResNet-50 ImageNet top-1 accuracy, {name}",
+                    "zhang2019antialiasedrepo", _ZHANG_WHERE)
     for name, value in (("Baseline", 76.16), ("Rect-2", 76.81), ("Tri-3", 76.83), ("Bin-5", 77.04))
 }
 
 ZHANG2019_RESNET50_CONSISTENCY = {
-    name: Published(value, "%", f"ResNet-50 ImageNet shift consistency, {name}", "zhang2019antialiasedrepo", _ZHANG_WHERE)
+    name: Published(value, "%", f"ResNet-50 ImageNet shift consistency, {name}",
+                    "zhang2019antialiasedrepo", _ZHANG_WHERE)
     for name, value in (("Baseline", 89.20), ("Rect-2", 89.96), ("Tri-3", 90.91), ("Bin-5", 91.31))
 }
 

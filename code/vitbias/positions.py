@@ -17,9 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .geometry import pairwise_offsets
-from .geometry import positive_int
-
+from .geometry import pairwise_offsets, positive_int
 
 # ---------------------------------------------------------------------------
 # Resizing a learned table.

@@ -27,8 +27,8 @@ value in the second case means that no output shift matches.
 
 from __future__ import annotations
 
-import copy
 import contextlib
+import copy
 import numbers
 from math import comb
 
@@ -36,8 +36,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from .geometry import (as_pair, bias_vector, conv2d, dividing_pair, grid_to_tokens, image_array,
-                       patchify, relative_offsets, shift, tokens_to_grid)
+from .geometry import (
+    as_pair,
+    bias_vector,
+    conv2d,
+    dividing_pair,
+    grid_to_tokens,
+    image_array,
+    patchify,
+    relative_offsets,
+    shift,
+    tokens_to_grid,
+)
 
 _shift = shift  # for functions whose argument is called ``shift``
 

@@ -25,7 +25,6 @@ import numpy as np
 
 from .geometry import circulant, kernel_offsets, shift
 
-
 # ---------------------------------------------------------------------------
 # An inductive bias picks the answer: three points, a line and a cubic.
 # ---------------------------------------------------------------------------

@@ -107,7 +107,7 @@ class ViTConfig:
         """The MLP's hidden width, ``int(d * mlp_ratio)`` as timm rounds it."""
         return int(self.embed_dim * self.mlp_ratio)
 
-    def replace(self, **changes) -> "ViTConfig":
+    def replace(self, **changes) -> ViTConfig:
         fields = {**self.__dict__, **changes}
         return ViTConfig(**fields)
 

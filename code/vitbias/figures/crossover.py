@@ -42,7 +42,7 @@ def crossover_compute(table6: dict, frontier_names: list, matches: dict):
     front = [table6[name] for name in frontier_names]
     ax.plot([r["exaflops"].value for r in front], [r["accuracy"].value for r in front], "-",
             color="tab:red", linewidth=1, alpha=0.6, label="ViT frontier")
-    for label, (resnet, accuracy, vit) in matches.items():
+    for resnet, accuracy, vit in matches.values():
         ax.annotate("", xy=(vit, accuracy), xytext=(resnet, accuracy),
                     arrowprops=dict(arrowstyle="->", color="0.4", linewidth=0.8))
     ax.set_xscale("log")
@@ -52,7 +52,7 @@ def crossover_compute(table6: dict, frontier_names: list, matches: dict):
     return finish(fig)
 
 
-def shapes_gallery(images: "np.ndarray", labels, classes, columns: int = 10):
+def shapes_gallery(images: np.ndarray, labels, classes, columns: int = 10):
     """A grid of generated images ``(N, 3, H, W)`` uint8, each titled with its class."""
     rows = -(-len(images) // columns)
     fig, axes = canvas(rows, columns, figsize=(columns * 0.9, rows * 1.05))

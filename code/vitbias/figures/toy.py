@@ -9,7 +9,7 @@ from .. import toy as _toy
 from .style import canvas, finish, legend
 
 
-def toy_error_curves(sim: "_toy.ToySimulation", N_star: float):
+def toy_error_curves(sim: _toy.ToySimulation, N_star: float):
     """Simulated test error (mean and 10-90 % band) against the predicted curves."""
     toy = sim.toy
     N_fine = np.geomspace(sim.N.min(), sim.N.max(), 400)

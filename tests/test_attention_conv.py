@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from vitbias import attention_conv as ac
 from vitbias import geometry
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import timm
 import torch
+
 from vitbias import cost, geometry, vit
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from vitbias.crossover import Match, compute_to_match, frontier
 
 COMPUTE = [8.0, 1.0, 2.0, 4.0, 16.0]

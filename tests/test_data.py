@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+
 from vitbias import data
 
 

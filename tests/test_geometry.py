@@ -5,6 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+
 from vitbias import geometry as G
 
 SEEDS = (0, 1, 2)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from vitbias import geometry, handvit
 
 

@@ -3,6 +3,7 @@
 import pytest
 import torch
 from timm.models.vision_transformer import VisionTransformer
+
 from vitbias import geometry, models, profile
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 from timm.layers import PatchEmbed
+
 from vitbias import geometry, patches
 
 

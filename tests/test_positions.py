@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from timm.layers import resample_abs_pos_embed
 from timm.layers.pos_embed_sincos import apply_rot_embed, build_rotary_pos_embed
+
 from vitbias import geometry, positions
 
 

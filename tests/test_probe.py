@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from vitbias import data, models, probe, profile
 
 SMALL = data.shapes(40, seed=0)

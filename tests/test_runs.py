@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from vitbias import profile, runs, train
 
 CONFIG = {"data": {"name": "shapes", "train": 64, "test": 32, "seed": 0},

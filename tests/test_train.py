@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 import torch
+
 from vitbias import data, models, train
 
 TINY = data.shapes(256, seed=0)

@@ -12,6 +12,8 @@ One module per idea the book teaches:
 - ``crossover``: the compute a ViT needs to match a ResNet (Table 6).
 - ``attention_conv``: multi-head attention as a sum over heads, and the
   convolution it can compute.
+- ``permute``: one fixed shuffle of the patch grid, which breaks a
+  convolution's locality and leaves a ViT's function class unchanged.
 - ``geometry``: what they share: shifts, patchify and its inverse, tokens
   on a grid, grid coordinates and offsets, circular convolution (by hand,
   by the library, as a matrix) and parameter counts.

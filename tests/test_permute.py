@@ -1,0 +1,122 @@
+"""The patch shuffle: what it moves, and the theorem that a ViT does not notice it."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from vitbias import geometry, permute
+from vitbias.vit import ViT, ViTConfig
+
+
+def test_a_fraction_of_the_grid_moves_exactly_that_many_patches():
+    for fraction, moved in ((0.0, 0), (0.25, 4), (0.5, 8), (1.0, 16)):
+        order = permute.patch_permutation((4, 4), fraction, seed=3)
+        assert sorted(order) == list(range(16))
+        assert int((order != np.arange(16)).sum()) == moved
+
+
+def test_the_permutation_is_fixed_by_its_seed_and_differs_across_seeds():
+    assert np.array_equal(permute.patch_permutation((4, 4), 1.0, 7), permute.patch_permutation((4, 4), 1.0, 7))
+    assert not np.array_equal(permute.patch_permutation((4, 4), 1.0, 7), permute.patch_permutation((4, 4), 1.0, 8))
+
+
+def test_shuffled_images_keep_every_patch_intact_at_its_new_place():
+    x = np.arange(2 * 3 * 8 * 12).reshape(2, 3, 8, 12)
+    order = permute.patch_permutation((2, 3), 1.0, seed=0)
+    moved = permute.permute_patches(x, order, 4)
+    np.testing.assert_array_equal(geometry.patchify(moved, 4), geometry.patchify(x, 4)[:, order])
+    inverse = np.argsort(order)
+    np.testing.assert_array_equal(permute.permute_patches(moved, inverse, 4), x)
+    t = torch.as_tensor(x)
+    assert torch.equal(permute.permute_patches(t, order, 4), torch.as_tensor(moved))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(grid=(4, 4), fraction=1.5), "fraction"),
+    (dict(grid=(4, 4), fraction=1 / 16), "one patch"),
+    (dict(grid=(0, 4), fraction=0.5), "grid"),
+])
+def test_bad_dials_are_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        permute.patch_permutation(**bad)
+
+
+def test_a_wrong_order_is_refused():
+    with pytest.raises(ValueError, match="permutation"):
+        permute.permute_patches(np.zeros((1, 3, 8, 8)), [0, 0, 1, 2], 4)
+    with pytest.raises(ValueError, match="permutation"):
+        permute.permute_positions(torch.zeros(1, 5, 2), [0, 1, 2], n_prefix=1)
+
+
+@pytest.fixture
+def one_thread():
+    """Tensors this small only lose time to a second thread (and a lot of it on a busy machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+CONFIG = ViTConfig(img_size=16, patch_size=4, in_chans=3, embed_dim=16, depth=2, num_heads=2,
+                   mlp_ratio=2.0, num_classes=5)
+
+
+def _pair(config: ViTConfig, order):
+    """A float64 ViT and its twin for shuffled images: same weights, position table permuted alike."""
+    torch.manual_seed(0)
+    model = ViT(config).double()
+    twin = copy.deepcopy(model)
+    with torch.no_grad():
+        twin.pos_embed.copy_(permute.permute_positions(model.pos_embed, order, config.num_prefix_tokens))
+    return model, twin
+
+
+@pytest.mark.parametrize("pool", ["cls", "mean"])
+def test_a_vit_with_its_positions_permuted_alike_computes_the_same_function_on_shuffled_images(pool, one_thread):
+    config = CONFIG.replace(class_token=pool == "cls", pool=pool)
+    order = permute.patch_permutation((4, 4), 1.0, seed=1)
+    model, twin = _pair(config, order)
+    x = torch.randn(6, 3, 16, 16, dtype=torch.float64)
+    with torch.no_grad():
+        torch.testing.assert_close(twin(permute.permute_patches(x, order, 4)), model(x), rtol=0, atol=1e-12)
+
+
+def test_training_on_shuffled_images_follows_the_same_trajectory(one_thread):
+    """Fifty AdamW steps in float64: the losses agree to rounding, and the twin's
+    position table stays the permuted table of the original's."""
+    order = permute.patch_permutation((4, 4), 1.0, seed=2)
+    model, twin = _pair(CONFIG, order)
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randn(64, 3, 16, 16, generator=generator, dtype=torch.float64)
+    labels = torch.randint(0, 5, (64,), generator=generator)
+    shuffled = permute.permute_patches(images, order, 4)
+    optimisers = [torch.optim.AdamW(m.parameters(), lr=3e-3) for m in (model, twin)]
+    gaps, first = [], None
+    for step in range(50):
+        batch = torch.arange(16) + 16 * (step % 4)
+        losses = []
+        for m, opt, x in zip((model, twin), optimisers, (images, shuffled)):
+            loss = F.cross_entropy(m(x[batch]), labels[batch])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        gaps.append(abs(losses[0] - losses[1]))
+        first = first if step else losses[0]
+    assert max(gaps) < 1e-10
+    assert losses[0] < 0.8 * first  # it did learn: the trajectory is not a trivial one
+    torch.testing.assert_close(twin.pos_embed, permute.permute_positions(model.pos_embed, order, 1),
+                               rtol=0, atol=1e-10)
+
+
+def test_a_convolution_does_notice_the_shuffle():
+    """The same 3 x 3 convolution on shuffled images is not the shuffled output: locality broke."""
+    order = permute.patch_permutation((4, 4), 1.0, seed=1)
+    x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1).double()
+    with torch.no_grad():
+        gap = (conv(permute.permute_patches(x, order, 4)) - permute.permute_patches(conv(x), order, 4)).abs().max()
+    assert gap > 0.1

@@ -118,6 +118,7 @@ def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
     The execution cache already keys on the cells themselves.
     """
     digest = hashlib.sha256()
+    digest.update((PACKAGE / "__init__.py").read_bytes())  # runs before any vitbias module
     for name in chapter_dependencies(chapter):
         digest.update(name.encode())
         digest.update(module_file(name).read_bytes())

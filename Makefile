@@ -51,7 +51,7 @@ OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CA
 
 test: book
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
-	  --nbval-cell-timeout 900 -p no:cacheprovider
+	  --nbval-cell-timeout 1800 -p no:cacheprovider
 
 unit: $(STAMP)
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --ignore=tests/test_book.py -p no:cacheprovider -q

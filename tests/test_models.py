@@ -1,10 +1,13 @@
-"""The small CNN, the TinyViT and the offline pretrained weights."""
+"""The small CNN, the TinyViT (the one ViT, built as timm builds it) and the offline pretrained weights."""
 
+import json
+
+import numpy as np
 import pytest
 import torch
 from timm.models.vision_transformer import VisionTransformer
 
-from vitbias import geometry, models, profile
+from vitbias import data, geometry, models, profile, runs, train, vit
 
 
 @pytest.mark.parametrize("name", profile.BUDGETS)
@@ -13,7 +16,7 @@ def test_budget_models_have_the_sizes_the_book_states(name):
     cnn, vit = models.build(budget.cnn), models.build(budget.vit)
     assert 250_000 <= geometry.parameter_count(cnn) <= 350_000  # "about 0.3M"
     assert geometry.parameter_count(vit) <= 600_000
-    assert isinstance(vit, VisionTransformer)
+    assert isinstance(vit, models.ViT)
     x = torch.randn(2, 3, 32, 32)
     assert cnn(x).shape == vit(x).shape == (2, 10)
 
@@ -21,7 +24,7 @@ def test_budget_models_have_the_sizes_the_book_states(name):
 def test_features_are_what_the_head_reads():
     torch.manual_seed(0)
     x = torch.randn(3, 3, 32, 32)
-    for spec in ({"kind": "cnn"}, {"kind": "vit", "global_pool": "avg"}, {"kind": "vit"}):
+    for spec in ({"kind": "cnn"}, {"kind": "vit", "global_pool": "avg"}, {"kind": "vit", "global_pool": "token"}):
         model = models.build(spec).eval()
         with torch.no_grad():
             torch.testing.assert_close(model.head(models.features(model, x)), model(x))
@@ -37,6 +40,7 @@ def test_parameter_count_matches_a_hand_count_for_the_cnn():
     ({"kind": "mlp"}, "unknown model kind"),
     ({"kind": "vit", "patch_size": 5}, "patch_size must divide"),
     ({"kind": "vit", "embed_dim": 50, "num_heads": 4}, "num_heads must divide"),
+    ({"kind": "vit", "global_pool": "map"}, "global_pool must be one of"),
     ({"kind": "cnn", "channels": [8, 16], "depth": [1]}, "equally long"),
 ])
 def test_bad_model_specifications_are_rejected(spec, match):
@@ -63,5 +67,83 @@ def test_pretrained_weights_load_from_the_local_cache_only(tmp_path):
     save_file({k: v.contiguous() for k, v in source.state_dict().items()},
               snapshot / "snapshots" / "abc123" / "model.safetensors")
     loaded = models.pretrained_vit_tiny(num_classes=0, cache=tmp_path)
-    torch.testing.assert_close(loaded.pos_embed, source.pos_embed, rtol=0, atol=0)
-    torch.testing.assert_close(loaded.blocks[5].mlp.fc2.weight, source.blocks[5].mlp.fc2.weight, rtol=0, atol=0)
+    assert isinstance(loaded, vit.ViT) and loaded.config == vit.VIT_TI_16.replace(num_classes=0)
+    assert all(torch.equal(loaded.state_dict()[k], v) for k, v in source.state_dict().items())
+    assert loaded.pretrained_cfg["mean"] == source.pretrained_cfg["mean"]
+    x = torch.randn(2, 3, 224, 224, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert torch.equal(loaded(x), source.eval()(x))  # the (B, 192) [CLS] features
+
+
+# The models the budgets trained before they were built on vitbias.vit.ViT, written out by hand.
+TIMM_BUDGET_KWARGS = {
+    "quick": dict(img_size=32, patch_size=8, embed_dim=64, depth=4, num_heads=4, mlp_ratio=4.0,
+                  global_pool="avg", num_classes=10),
+    "full": dict(img_size=32, patch_size=4, embed_dim=96, depth=5, num_heads=3, mlp_ratio=4.0,
+                 global_pool="token", num_classes=10),
+}
+
+
+@pytest.mark.parametrize("name", profile.BUDGETS)
+def test_a_budget_vit_is_timms_vision_transformer_tensor_for_tensor_after_the_same_seed(name):
+    torch.manual_seed(7)
+    reference = VisionTransformer(**TIMM_BUDGET_KWARGS[name])
+    torch.manual_seed(7)
+    ours = models.build(profile.budget(name).vit)
+    assert isinstance(ours, vit.ViT)
+    theirs, mine = reference.state_dict(), ours.state_dict()
+    assert list(mine) == list(theirs)
+    assert all(torch.equal(mine[k], theirs[k]) for k in theirs)
+    assert geometry.parameter_count(ours) == geometry.parameter_count(reference)
+    x = torch.randn(4, 3, 32, 32, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        assert torch.equal(ours.eval()(x), reference.eval()(x))
+        assert torch.equal(models.features(ours, x), models.features(reference, x))
+
+
+def test_training_the_quick_vit_gives_the_losses_of_timms_model_bit_for_bit():
+    budget = profile.budget("quick")
+    images = data.shapes(256, seed=0)
+    recipe = train.TrainConfig(**{**budget.train, "steps": 30, "warmup": 3})
+    histories = []
+    for build in (lambda: VisionTransformer(**TIMM_BUDGET_KWARGS["quick"]),
+                  lambda: models.build(budget.vit)):
+        torch.manual_seed(recipe.seed)
+        model = build()
+        histories.append(train.train(model, images, recipe, device="cpu").losses)
+    np.testing.assert_array_equal(histories[1], histories[0])
+    assert histories[0][-5:].mean() < histories[0][:5].mean()
+
+
+def test_the_budget_vit_specifications_are_made_from_the_typed_configurations():
+    assert profile.budget("quick").vit == models.vit_spec(vit.TINY_VIT_QUICK) == {
+        "kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 64, "depth": 4,
+        "num_heads": 4, "mlp_ratio": 4.0, "global_pool": "avg"}
+    assert profile.budget("full").vit == models.vit_spec(vit.TINY_VIT_FULL) == {
+        "kind": "vit", "img_size": 32, "patch_size": 4, "embed_dim": 96, "depth": 5,
+        "num_heads": 3, "mlp_ratio": 4.0, "global_pool": "token"}
+    for config in (vit.TINY_VIT_QUICK, vit.TINY_VIT_FULL):
+        assert models.build(models.vit_spec(config)).config == config
+    assert models.tiny_vit().config == vit.TINY_VIT_QUICK
+
+
+def test_the_run_configurations_of_the_budgets_are_unchanged_to_the_byte():
+    # The run key hashes these dictionaries: a changed byte would retrain every run.
+    quick = runs.experiment(profile.budget("quick"), "vit", 1000)
+    assert json.dumps(quick) == (
+        '{"data": {"name": "shapes", "seed": 0, "texture": "none", "train": 1000, "test": 2000}, '
+        '"model": {"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 64, "depth": 4, '
+        '"num_heads": 4, "mlp_ratio": 4.0, "global_pool": "avg"}, '
+        '"train": {"steps": 800, "batch_size": 32, "lr": 0.002, "weight_decay": 0.05, '
+        '"schedule": "cosine", "warmup": 80, "augment": true, "seed": 0}}')
+    full = runs.experiment(profile.budget("full"), "vit", 5000, augment=False)
+    assert json.dumps(full["model"]) == (
+        '{"kind": "vit", "img_size": 32, "patch_size": 4, "embed_dim": 96, "depth": 5, '
+        '"num_heads": 3, "mlp_ratio": 4.0, "global_pool": "token"}')
+
+
+@pytest.mark.parametrize("changes", [dict(class_token=False, pool="mean"), dict(reg_tokens=1),
+                                     dict(num_classes=7), dict(pos_embed=False)])
+def test_a_vit_the_specification_cannot_state_is_refused(changes):
+    with pytest.raises(ValueError, match="specification states only"):
+        models.vit_spec(vit.TINY_VIT_QUICK.replace(**changes))

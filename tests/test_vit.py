@@ -8,6 +8,8 @@ from vitbias import patches, vit
 
 CONFIGS = {
     "ViT-Ti/16": vit.VIT_TI_16,
+    "TinyViT quick (mean, with [CLS])": vit.TINY_VIT_QUICK,
+    "TinyViT full ([CLS])": vit.TINY_VIT_FULL,
     "TinyViT [CLS]": vit.TINY_VIT,
     "TinyViT mean, no [CLS]": vit.TINY_VIT.replace(pool="mean", class_token=False),
     "TinyViT mean, with [CLS]": vit.TINY_VIT.replace(pool="mean"),
@@ -45,6 +47,36 @@ def test_the_configuration_survives_a_round_trip_through_timm(name):
     assert vit.config_from_timm(VisionTransformer(**vit.timm_kwargs(config))) == config
 
 
+@pytest.mark.parametrize("name", CONFIGS)
+def test_after_the_same_seed_the_model_holds_timms_tensors_bit_for_bit(name):
+    config = CONFIGS[name]
+    torch.manual_seed(11)
+    theirs = VisionTransformer(**vit.timm_kwargs(config)).state_dict()
+    torch.manual_seed(11)
+    ours = vit.ViT(config).state_dict()
+    assert list(ours) == list(theirs)  # timm's names, in timm's order
+    assert all(torch.equal(ours[name], theirs[name]) for name in theirs)
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_without_maps_the_logits_are_timms_bit_for_bit(name):
+    config = CONFIGS[name]
+    reference, ours = timm_and_ours(config)
+    x = images_for(config)
+    with torch.no_grad():
+        assert torch.equal(ours(x), reference(x))
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_the_maps_path_and_the_fused_path_agree_to_1e_5(name):
+    config = CONFIGS[name]
+    _, ours = timm_and_ours(config)
+    x = images_for(config)
+    with torch.no_grad():
+        with_maps, _ = ours(x, return_attention=True)
+        torch.testing.assert_close(with_maps, ours(x), rtol=0, atol=1e-5)
+
+
 def test_attention_maps_are_timms_attention_weights():
     config = vit.TINY_VIT.replace(reg_tokens=2)
     reference, ours = timm_and_ours(config)
@@ -60,12 +92,12 @@ def test_attention_maps_are_timms_attention_weights():
     torch.testing.assert_close(maps, torch.stack(captured, dim=1), rtol=0, atol=1e-6)
 
 
-def test_attention_rows_are_probability_distributions_and_asking_for_them_changes_nothing():
+def test_attention_rows_are_probability_distributions_and_asking_for_them_barely_changes_the_logits():
     model = vit.ViT(vit.TINY_VIT).eval()
     x = images_for(vit.TINY_VIT)
     with torch.no_grad():
         logits, maps = model(x, return_attention=True)
-        assert torch.equal(logits, model(x))
+        torch.testing.assert_close(logits, model(x), rtol=0, atol=1e-5)
     assert torch.all(maps >= 0)
     torch.testing.assert_close(maps.sum(-1), torch.ones(maps.shape[:-1]), rtol=0, atol=1e-6)
 
@@ -148,3 +180,87 @@ def test_a_timm_model_with_parts_this_vit_lacks_is_refused():
         vit.from_timm(torch.nn.Linear(2, 2))
     with pytest.raises(ValueError, match="ViTConfig"):
         vit.ViT({"embed_dim": 8})
+
+
+# ---------------------------------------------------------------------------
+# Attention biases and masks.
+# ---------------------------------------------------------------------------
+
+BIAS_CONFIG = vit.TINY_VIT_QUICK
+
+
+def model_and_images(seed=0):
+    torch.manual_seed(seed)
+    model = vit.ViT(BIAS_CONFIG).eval()
+    return model, images_for(BIAS_CONFIG)
+
+
+T, H = BIAS_CONFIG.num_tokens, BIAS_CONFIG.num_heads
+
+
+@pytest.mark.parametrize("neutral", [torch.ones(T, T, dtype=torch.bool), torch.zeros(T, T),
+                                     torch.zeros(H, T, T), torch.ones(2, H, T, T, dtype=torch.bool),
+                                     [None, torch.zeros(T, T), None, torch.ones(1, T, T, dtype=torch.bool)]])
+def test_an_all_true_mask_or_a_zero_bias_changes_nothing(neutral):
+    model, x = model_and_images()
+    with torch.no_grad():
+        plain, plain_maps = model(x, return_attention=True)
+        biased, biased_maps = model(x, return_attention=True, attn_bias=neutral)
+        assert torch.equal(biased, plain) and torch.equal(biased_maps, plain_maps)
+        torch.testing.assert_close(model(x, attn_bias=neutral), model(x), rtol=0, atol=1e-6)
+
+
+def test_a_diagonal_mask_gives_identity_maps_so_each_token_attends_to_its_own_value():
+    model, x = model_and_images()
+    diagonal = torch.eye(T, dtype=torch.bool)
+    with torch.no_grad():
+        _, maps = model(x, return_attention=True, attn_bias=diagonal)
+        assert torch.equal(maps, torch.eye(T).expand_as(maps))
+        tokens = model.add_prefix_and_positions(model.patch_tokens(x))
+        attn = model.blocks[0].attn
+        normed = model.blocks[0].norm1(tokens)
+        values = attn.qkv(normed)[..., 2 * BIAS_CONFIG.embed_dim:]       # (B, T, d): V, heads side by side
+        out, _ = attn(normed, diagonal, return_attention=True)
+        torch.testing.assert_close(out, attn.proj(values), rtol=0, atol=1e-6)
+        fused, _ = attn(normed, diagonal)
+        torch.testing.assert_close(fused, attn.proj(values), rtol=0, atol=1e-6)
+
+
+def test_a_bias_of_minus_infinity_off_the_diagonal_is_the_diagonal_mask():
+    model, x = model_and_images()
+    diagonal = torch.eye(T, dtype=torch.bool)
+    bias = torch.full((T, T), float("-inf")).fill_diagonal_(0.0)
+    with torch.no_grad():
+        masked, masked_maps = model(x, return_attention=True, attn_bias=diagonal)
+        biased, biased_maps = model(x, return_attention=True, attn_bias=bias)
+        assert torch.equal(biased, masked) and torch.equal(biased_maps, masked_maps)
+        assert torch.equal(model(x, attn_bias=bias), model(x, attn_bias=diagonal))
+
+
+def test_a_bias_per_head_and_per_layer_reaches_the_right_maps_in_both_paths():
+    model, x = model_and_images()
+    bias = torch.zeros(H, T, T)
+    bias[1] = torch.randn(T, T, generator=torch.Generator().manual_seed(3))
+    per_layer = [None, None, bias, None]
+    with torch.no_grad():
+        plain, plain_maps = model(x, return_attention=True)
+        biased, maps = model(x, return_attention=True, attn_bias=per_layer)
+        torch.testing.assert_close(model(x, attn_bias=per_layer), biased, rtol=0, atol=1e-5)
+    assert torch.equal(maps[:, :2], plain_maps[:, :2])
+    assert torch.equal(maps[:, 2, 0], plain_maps[:, 2, 0])   # head 0 of layer 2 unbiased
+    assert not torch.allclose(maps[:, 2, 1], plain_maps[:, 2, 1])
+    assert not torch.allclose(biased, plain)
+
+
+@pytest.mark.parametrize("bias, message", [
+    (torch.zeros(T, T + 1), r"\(T, T\), \(H, T, T\) or \(B, H, T, T\)"),
+    (torch.zeros(H + 1, T, T), "H = 4"),
+    (torch.zeros(3, H, T, T), "B = 2"),
+    (torch.zeros(T), "got shape"),
+    (torch.zeros(T, T, dtype=torch.long), "boolean .* or floating"),
+    ([torch.zeros(T, T)] * 3, "one attention bias per block"),
+])
+def test_a_bias_of_the_wrong_shape_or_kind_is_refused(bias, message):
+    model, x = model_and_images()
+    with pytest.raises(ValueError, match=message):
+        model(x, attn_bias=bias)

@@ -3,8 +3,10 @@
 - :class:`SmallCNN`: stages of 3 x 3 convolutions (batch norm, ReLU) with 2 x 2
   max pooling between them, global average pooling and a linear head. Its
   assumptions are built in: every filter is local and shared by all positions.
-- :func:`tiny_vit`: timm's ``VisionTransformer`` at a small width and depth,
+- :func:`tiny_vit`: the book's one ViT (:class:`vitbias.vit.ViT`, built and
+  initialised as timm's ``VisionTransformer``) at a small width and depth,
   with patches sized for 32 px images. Only its patch embedding is local.
+  :func:`vit_spec` turns a :class:`vitbias.vit.ViTConfig` into its specification.
 
 ``build({"kind": "cnn", ...})`` and ``build({"kind": "vit", ...})`` make either
 from a dictionary, which is how a run records its model. Pretrained weights
@@ -21,6 +23,7 @@ from torch import nn
 
 # Re-exported: every run records its model's count through this name.
 from .geometry import parameter_count as parameter_count
+from .vit import TINY_VIT_QUICK, ViT, ViTConfig, from_timm
 
 MODEL_KINDS = ("cnn", "vit")
 
@@ -58,22 +61,53 @@ class SmallCNN(nn.Module):
         return self.head(self.features(x))
 
 
-def tiny_vit(img_size: int = 32, patch_size: int = 4, embed_dim: int = 64, depth: int = 4,
-             num_heads: int = 4, mlp_ratio: float = 4.0, num_classes: int = 10,
-             global_pool: str = "token"):
-    """A timm ``VisionTransformer``: ``(img_size / patch_size)^2`` tokens plus [CLS].
+POOLS = {"token": "cls", "avg": "mean"}  # timm's global_pool -> ViTConfig.pool
+# The keys of a ViT specification besides "kind", in the order a run records them.
+VIT_SPEC_KEYS = ("img_size", "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio", "global_pool")
 
-    Input ``(B, 3, img_size, img_size)`` gives logits ``(B, num_classes)``.
+
+def tiny_vit(img_size: int = TINY_VIT_QUICK.img_size, patch_size: int = TINY_VIT_QUICK.patch_size,
+             embed_dim: int = TINY_VIT_QUICK.embed_dim, depth: int = TINY_VIT_QUICK.depth,
+             num_heads: int = TINY_VIT_QUICK.num_heads, mlp_ratio: float = TINY_VIT_QUICK.mlp_ratio,
+             num_classes: int = TINY_VIT_QUICK.num_classes, global_pool: str = "avg") -> ViT:
+    """:class:`vitbias.vit.ViT` with [CLS], ``(img_size / patch_size)^2`` patch tokens and timm's
+    ``global_pool`` (``"token"``: read [CLS]; ``"avg"``: average the patch tokens).
+
+    The defaults are :data:`vitbias.vit.TINY_VIT_QUICK`. Input
+    ``(B, 3, img_size, img_size)`` gives logits ``(B, num_classes)``. Built
+    after the same seed, it holds the same tensors as timm's
+    ``VisionTransformer`` of these arguments and computes the same logits.
     """
-    from timm.models.vision_transformer import VisionTransformer
-
     if img_size % patch_size:
         raise ValueError(f"patch_size must divide img_size, got {patch_size} and {img_size}")
     if embed_dim % num_heads:
         raise ValueError(f"num_heads must divide embed_dim, got {num_heads} and {embed_dim}")
-    return VisionTransformer(img_size=img_size, patch_size=patch_size, num_classes=num_classes,
-                             embed_dim=embed_dim, depth=depth, num_heads=num_heads,
-                             mlp_ratio=mlp_ratio, global_pool=global_pool)
+    if global_pool not in POOLS:
+        raise ValueError(f"global_pool must be one of {tuple(POOLS)}, got {global_pool!r}")
+    return ViT(ViTConfig(img_size=img_size, patch_size=patch_size, num_classes=num_classes,
+                         embed_dim=embed_dim, depth=depth, num_heads=num_heads, mlp_ratio=mlp_ratio,
+                         pool=POOLS[global_pool]))
+
+
+def vit_spec(config: ViTConfig) -> dict:
+    """The ``build`` specification of the ViT ``config``: ``{"kind": "vit", ...}``.
+
+    Only what :func:`tiny_vit` takes is recorded, ``num_classes`` excepted: it
+    must be the default (10), which every budget uses. A configuration the
+    specification cannot state (no [CLS], registers, no positions, other
+    channels or classes) raises ``ValueError``.
+    """
+    if not isinstance(config, ViTConfig):
+        raise ValueError(f"expected a ViTConfig, got {type(config).__name__}")
+    plain = dict(num_classes=TINY_VIT_QUICK.num_classes, in_chans=3, class_token=True,
+                 reg_tokens=0, pos_embed=True)
+    differs = {k: getattr(config, k) for k, v in plain.items() if getattr(config, k) != v}
+    if differs:
+        raise ValueError(f"a ViT specification states only a plain 10-class RGB ViT with [CLS] "
+                         f"and positions ({plain}), got {differs}")
+    pools = {pool: name for name, pool in POOLS.items()}
+    fields = {**config.__dict__, "global_pool": pools[config.pool]}
+    return {"kind": "vit", **{key: fields[key] for key in VIT_SPEC_KEYS}}
 
 
 def build(spec: dict) -> nn.Module:
@@ -88,7 +122,7 @@ def build(spec: dict) -> nn.Module:
 
 
 def features(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """What the classifier head reads, ``(B, D)``: pooled maps or the ViT's [CLS] row."""
+    """What the classifier head reads, ``(B, D)``: pooled maps, or the ViT's pooled and normalised tokens."""
     if isinstance(model, SmallCNN):
         return model.features(x)
     return model.forward_head(model.forward_features(x), pre_logits=True)
@@ -130,14 +164,19 @@ def pretrained_weights_file(cache: Path | str | None = None) -> Path:
         f"with the same HF_HUB_CACHE, or copy its cache folder here.")
 
 
-def pretrained_vit_tiny(num_classes: int = 0, cache: Path | str | None = None) -> nn.Module:
+def pretrained_vit_tiny(num_classes: int = 0, cache: Path | str | None = None) -> ViT:
     """ViT-Ti/16 pretrained on ImageNet-21k, loaded from the local cache only.
 
-    Input ``(B, 3, 224, 224)``; with ``num_classes=0`` the model returns the
-    ``(B, 192)`` [CLS] features.
+    timm reads the cached file (and resolves its format); the weights are then
+    copied by name into :class:`vitbias.vit.ViT`, which keeps timm's
+    ``pretrained_cfg`` (input mean and std). Input ``(B, 3, 224, 224)``; with
+    ``num_classes=0`` the model returns the ``(B, 192)`` [CLS] features.
     """
     import timm
 
     weights = pretrained_weights_file(cache)
-    return timm.create_model(PRETRAINED_VIT_TINY, pretrained=True, num_classes=num_classes,
-                             pretrained_cfg_overlay={"file": str(weights)})
+    source = timm.create_model(PRETRAINED_VIT_TINY, pretrained=True, num_classes=num_classes,
+                               pretrained_cfg_overlay={"file": str(weights)})
+    model = from_timm(source)
+    model.pretrained_cfg = dict(source.pretrained_cfg)
+    return model

@@ -46,6 +46,9 @@ def device():
 
 from dataclasses import dataclass, field  # noqa: E402
 
+from .models import vit_spec  # noqa: E402
+from .vit import TINY_VIT_FULL, TINY_VIT_QUICK  # noqa: E402
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -58,6 +61,8 @@ class Budget:
       images a linear probe is fitted on;
     - ``train``: the recipe shared by every model (``vitbias.train.TrainConfig``);
     - ``cnn``, ``vit``: the model specifications (``vitbias.models.build``);
+      the ViT's is made from its typed configuration in ``vitbias.vit``
+      (``TINY_VIT_QUICK``, ``TINY_VIT_FULL``) by ``vitbias.models.vit_spec``;
     - ``pretrain``: how the "prior bought elsewhere" is obtained: in ``quick``
       a run on other generated labels (its data and step count), in ``full``
       the pretrained timm ViT-Ti/16 from the local cache (``{"timm": name}``).
@@ -86,8 +91,7 @@ BUDGETS = {
         train={"steps": 800, "batch_size": 32, "lr": 2e-3, "weight_decay": 0.05,
                "schedule": "cosine", "warmup": 80, "augment": True, "seed": 0},
         cnn={"kind": "cnn", "channels": [16, 32, 64, 144], "depth": [1, 1, 1, 2]},
-        vit={"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 64, "depth": 4,
-             "num_heads": 4, "mlp_ratio": 4.0, "global_pool": "avg"},
+        vit=vit_spec(TINY_VIT_QUICK),
         pretrain={"data": {"name": "shapes", "seed": 1, "texture": "none", "classes": "other",
                            "train": 20000, "test": 2000},
                   "steps": 1600},
@@ -102,8 +106,7 @@ BUDGETS = {
         train={"steps": 600, "batch_size": 128, "lr": 1e-3, "weight_decay": 0.05,
                "schedule": "cosine", "warmup": 60, "augment": True, "seed": 0},
         cnn={"kind": "cnn", "channels": [32, 64, 128, 160], "depth": [1, 1, 1, 1]},
-        vit={"kind": "vit", "img_size": 32, "patch_size": 4, "embed_dim": 96, "depth": 5,
-             "num_heads": 3, "mlp_ratio": 4.0, "global_pool": "token"},
+        vit=vit_spec(TINY_VIT_FULL),
         pretrain={"timm": "vit_tiny_patch16_224.augreg_in21k", "image_size": 224},
     ),
 }

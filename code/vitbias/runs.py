@@ -42,7 +42,7 @@ RUNS_VARIABLE = "VITBIAS_RUNS"
 PACKAGE = Path(__file__).resolve().parent
 # The vitbias modules a trained model depends on. The tests check that every
 # vitbias module these import is listed here too.
-KEY_MODULES = ("data", "models", "geometry", "train", "runs", "profile")
+KEY_MODULES = ("data", "models", "vit", "geometry", "train", "runs", "profile")
 SECTIONS = ("data", "model", "train")
 
 

@@ -9,10 +9,13 @@ The pipeline of Dosovitskiy et al. (2021), Eqs. 1-4:
       -> pool: the [CLS] row, or the mean of the patch tokens     (B, d)
       -> LayerNorm, linear head                                   (B, classes)
 
-Parameter names follow ``timm.models.vision_transformer.VisionTransformer``,
-so :func:`from_timm` copies a timm model's weights into ours and the two
-compute the same logits; :func:`timm_kwargs` builds the timm model of one of
-our configurations.
+Parameter names, construction order and initialisation follow
+``timm.models.vision_transformer.VisionTransformer``: after the same seed,
+``ViT(config)`` and ``VisionTransformer(**timm_kwargs(config))`` hold the same
+tensors and compute the same logits (attention through
+``F.scaled_dot_product_attention``, as timm's). :func:`from_timm` copies a
+timm model's weights into ours. Unlike timm's fused path, ours returns the
+attention maps on request and takes an additive bias or boolean mask per layer.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ class ViTConfig:
 
     ``pool`` is ``"cls"`` (read the [CLS] row, the 2021 ViT) or ``"mean"``
     (average the patch tokens). ``reg_tokens`` adds that many register tokens
-    (Darcet et al. 2024); ``pos_embed=False`` drops the position table.
+    (Darcet et al. 2024); ``pos_embed=False`` drops the position table;
+    ``num_classes=0`` drops the head (the model returns its pooled features).
     """
 
     img_size: int = 224
@@ -56,8 +60,9 @@ class ViTConfig:
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not (isinstance(self.num_classes, int) and self.num_classes >= 1):
-            raise ValueError(f"num_classes must be a positive integer, got {self.num_classes!r}")
+        if not (isinstance(self.num_classes, int) and self.num_classes >= 0):
+            raise ValueError(f"num_classes must be a non-negative integer (0: no head), "
+                             f"got {self.num_classes!r}")
         if not (isinstance(self.reg_tokens, int) and self.reg_tokens >= 0):
             raise ValueError(f"reg_tokens must be a non-negative integer, got {self.reg_tokens!r}")
         if self.img_size % self.patch_size:
@@ -119,9 +124,17 @@ VIT_B_16 = ViTConfig(embed_dim=768, depth=12, num_heads=12)
 VIT_L_16 = ViTConfig(embed_dim=1024, depth=24, num_heads=16)
 VIT_B_32 = VIT_B_16.replace(patch_size=32)
 VIT_B_8 = VIT_B_16.replace(patch_size=8)
-# A ViT for 32 x 32 images (CIFAR-sized): 8 x 8 patches of 4 x 4 pixels.
+# A ViT for 32 x 32 images (CIFAR-sized): 8 x 8 patches of 4 x 4 pixels. It is what the
+# patches chapter and the tests check against timm; no experiment trains it.
 TINY_VIT = ViTConfig(img_size=32, patch_size=4, num_classes=10, embed_dim=128, depth=4,
                      num_heads=4, mlp_ratio=2.0)
+# The TinyViTs the experiments train (``vitbias.profile.BUDGETS[...].vit`` is made from these):
+# quick profile, 4 x 4 patches of 8 pixels, the patch tokens averaged ([CLS] kept, as timm's
+# ``global_pool="avg"`` keeps it); full profile (CIFAR-10), 8 x 8 patches of 4 pixels, [CLS] read.
+TINY_VIT_QUICK = ViTConfig(img_size=32, patch_size=8, num_classes=10, embed_dim=64, depth=4,
+                           num_heads=4, mlp_ratio=4.0, pool="mean")
+TINY_VIT_FULL = ViTConfig(img_size=32, patch_size=4, num_classes=10, embed_dim=96, depth=5,
+                          num_heads=3, mlp_ratio=4.0, pool="cls")
 
 STANDARD = {"ViT-Ti/16": VIT_TI_16, "ViT-S/16": VIT_S_16, "ViT-B/16": VIT_B_16,
             "ViT-L/16": VIT_L_16, "ViT-B/32": VIT_B_32}
@@ -135,23 +148,87 @@ TIMM_NAMES = {"ViT-Ti/16": "vit_tiny_patch16_224", "ViT-S/16": "vit_small_patch1
 # ---------------------------------------------------------------------------
 
 
+def attention_bias(bias: torch.Tensor | None, num_heads: int, num_tokens: int,
+                   batch: int | None = None) -> torch.Tensor | None:
+    """Check an attention bias or mask against ``(B, H, T, T)`` and return it unchanged.
+
+    A float tensor is added to the scores ``Q K^T / sqrt(d_h)`` before the
+    softmax; a boolean tensor is ``True`` where attention is allowed (a
+    ``False`` entry is a score of ``-inf``). Shapes ``(T, T)``, ``(H, T, T)``
+    and ``(B, H, T, T)`` broadcast; any axis but the last two may be 1.
+    A query row with nothing allowed has no softmax: its output is NaN.
+    """
+    if bias is None:
+        return None
+    if not torch.is_tensor(bias):
+        raise ValueError(f"an attention bias must be a tensor, got {type(bias).__name__}")
+    if not (bias.dtype == torch.bool or bias.is_floating_point()):
+        raise ValueError(f"an attention bias must be boolean (a mask) or floating (added to the "
+                         f"scores), got dtype {bias.dtype}")
+    expected = (batch, num_heads, num_tokens, num_tokens)[4 - bias.ndim:] if 2 <= bias.ndim <= 4 else ()
+    fits = bool(expected) and all(got == want or (got == 1 and i < bias.ndim - 2) or want is None
+                                  for i, (got, want) in enumerate(zip(bias.shape, expected)))
+    if not fits:
+        raise ValueError(f"an attention bias must be (T, T), (H, T, T) or (B, H, T, T) with "
+                         f"T = {num_tokens}, H = {num_heads}"
+                         f"{'' if batch is None else f', B = {batch}'} (or 1 on the leading axes), "
+                         f"got shape {tuple(bias.shape)}")
+    return bias
+
+
+def additive(bias: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A bias or boolean mask as the float tensor added to the scores (``-inf`` where masked)."""
+    if bias.dtype == torch.bool:
+        return torch.zeros(bias.shape, dtype=dtype, device=bias.device).masked_fill_(~bias, float("-inf"))
+    return bias.to(dtype)
+
+
+class PatchEmbed(nn.Module):
+    """``Conv2d(C, d, P, stride=P)``, then flattened: (B, C, H, W) -> (B, N, d), raster order."""
+
+    def __init__(self, patch_size: int, in_chans: int, embed_dim: int):
+        super().__init__()
+        self.proj = nn.Conv2d(in_chans, embed_dim, kernel_size=patch_size, stride=patch_size)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return grid_to_tokens(self.proj(x))
+
+
 class Attention(nn.Module):
-    """Multi-head self-attention, ``softmax(Q K^T / sqrt(d_h)) V``, heads concatenated, then ``W_O``."""
+    """Multi-head self-attention, ``softmax(Q K^T / sqrt(d_h) + bias) V``, heads concatenated, then ``W_O``.
+
+    Without maps it calls ``F.scaled_dot_product_attention`` as timm's
+    ``Attention`` does, so the two agree bit for bit; with maps it forms the
+    weights (B, H, T, T) explicitly, in timm's unfused order.
+    """
 
     def __init__(self, dim: int, num_heads: int):
         super().__init__()
         self.num_heads = num_heads
         self.head_dim = dim // num_heads
+        self.scale = self.head_dim**-0.5
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
 
-    def forward(self, x: torch.Tensor):
-        """``x``: (B, T, d) -> output (B, T, d) and attention weights (B, H, T, T)."""
+    def forward(self, x: torch.Tensor, attn_bias: torch.Tensor | None = None,
+                return_attention: bool = False):
+        """``x``: (B, T, d) -> output (B, T, d) and the weights (B, H, T, T), or ``None`` without maps.
+
+        ``attn_bias``: see :func:`attention_bias`.
+        """
         B, T, d = x.shape
-        q, k, v = self.qkv(x).reshape(B, T, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        scores = (q @ k.transpose(-2, -1)) * self.head_dim**-0.5  # (B, H, T, T)
-        weights = scores.softmax(dim=-1)
-        out = (weights @ v).transpose(1, 2).reshape(B, T, d)      # heads side by side
+        attn_bias = attention_bias(attn_bias, self.num_heads, T, B)
+        q, k, v = self.qkv(x).reshape(B, T, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
+        if return_attention:
+            scores = (q * self.scale) @ k.transpose(-2, -1)       # (B, H, T, T)
+            if attn_bias is not None:
+                scores = scores + additive(attn_bias, scores.dtype)
+            weights = scores.softmax(dim=-1)
+            out = weights @ v
+        else:
+            mask = attn_bias if attn_bias is None or attn_bias.dtype == torch.bool else attn_bias.to(q.dtype)
+            out, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+        out = out.transpose(1, 2).reshape(B, T, d)                # heads side by side
         return self.proj(out), weights
 
 
@@ -177,20 +254,32 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(dim, eps=LAYER_NORM_EPS)
         self.mlp = MLP(dim, hidden)
 
-    def forward(self, x: torch.Tensor):
-        """(B, T, d) -> (B, T, d) and the block's attention weights (B, H, T, T)."""
-        attended, weights = self.attn(self.norm1(x))
+    def forward(self, x: torch.Tensor, attn_bias: torch.Tensor | None = None,
+                return_attention: bool = False):
+        """(B, T, d) -> (B, T, d) and the block's attention weights (B, H, T, T) or ``None``."""
+        attended, weights = self.attn(self.norm1(x), attn_bias, return_attention)
         x = x + attended
         x = x + self.mlp(self.norm2(x))
         return x, weights
 
 
 class ViT(nn.Module):
-    """The Vision Transformer of :class:`ViTConfig`.
+    """The Vision Transformer of :class:`ViTConfig`, built and initialised as timm builds it.
 
-    ``forward(images)`` returns the logits (B, classes);
+    ``forward(images)`` returns the logits (B, classes), or the pooled
+    features (B, d) when ``num_classes == 0``;
     ``forward(images, return_attention=True)`` also returns every block's
-    attention weights, stacked as (B, L, H, T, T).
+    attention weights, stacked as (B, L, H, T, T). ``attn_bias`` (one tensor
+    for every block, or a list of one per block, ``None`` entries allowed) is
+    added to the attention scores, or masks them when boolean
+    (:func:`attention_bias`).
+
+    Modules are created in timm's order and initialised by timm's rules, so
+    after the same ``torch.manual_seed`` this model and
+    ``VisionTransformer(**timm_kwargs(config))`` hold the same tensors. As in
+    timm, the final LayerNorm is ``norm`` (on every token, before pooling)
+    when the [CLS] row is read, and ``fc_norm`` (after pooling) when the
+    patch tokens are averaged; the other one is the identity.
     """
 
     def __init__(self, config: ViTConfig):
@@ -199,28 +288,34 @@ class ViT(nn.Module):
             raise ValueError(f"expected a ViTConfig, got {type(config).__name__}")
         self.config = c = config
         d = c.embed_dim
-        self.patch_embed = nn.Conv2d(c.in_chans, d, kernel_size=c.patch_size, stride=c.patch_size)
+        self.patch_embed = PatchEmbed(c.patch_size, c.in_chans, d)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, d)) if c.class_token else None
         self.reg_token = nn.Parameter(torch.zeros(1, c.reg_tokens, d)) if c.reg_tokens else None
         self.pos_embed = nn.Parameter(torch.zeros(1, c.num_tokens, d)) if c.pos_embed else None
         self.blocks = nn.ModuleList(Block(d, c.num_heads, c.mlp_hidden) for _ in range(c.depth))
-        self.norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
-        self.head = nn.Linear(d, c.num_classes)
+        mean = c.pool == "mean"
+        self.norm = nn.Identity() if mean else nn.LayerNorm(d, eps=LAYER_NORM_EPS)
+        self.fc_norm = nn.LayerNorm(d, eps=LAYER_NORM_EPS) if mean else nn.Identity()
+        self.head = nn.Linear(d, c.num_classes) if c.num_classes else nn.Identity()
         self.reset_parameters()
 
     @torch.no_grad()
     def reset_parameters(self):
-        """timm's default initialisation: positions N(0, 0.02) truncated at +-2,
-        [CLS] and registers N(0, 1e-6), linear weights N(0, 0.02) truncated, biases 0;
-        the patch embedding keeps PyTorch's default for Conv2d."""
+        """timm's default initialisation, in timm's order: positions N(0, 0.02) truncated at +-2,
+        [CLS] and registers N(0, 1e-6), then every linear weight N(0, 0.02) truncated and its
+        bias 0, in module order; the patch embedding keeps PyTorch's default for Conv2d.
+        The truncated normal is timm's (inverse CDF), which draws other numbers than
+        ``nn.init.trunc_normal_`` (rejection sampling in recent PyTorch)."""
+        from timm.layers import trunc_normal_
+
         if self.pos_embed is not None:
-            nn.init.trunc_normal_(self.pos_embed, std=0.02, a=-2.0, b=2.0)
+            trunc_normal_(self.pos_embed, std=0.02, a=-2.0, b=2.0)
         for token in (self.cls_token, self.reg_token):
             if token is not None:
                 nn.init.normal_(token, std=1e-6)
         for module in self.modules():
             if isinstance(module, nn.Linear):
-                nn.init.trunc_normal_(module.weight, std=0.02, a=-2.0, b=2.0)
+                trunc_normal_(module.weight, std=0.02, a=-2.0, b=2.0)
                 nn.init.zeros_(module.bias)
 
     def check_images(self, images: torch.Tensor) -> None:
@@ -233,25 +328,42 @@ class ViT(nn.Module):
     def patch_tokens(self, images: torch.Tensor) -> torch.Tensor:
         """The patch embedding: (B, C, H, W) -> (B, N, d), patches in raster order."""
         self.check_images(images)
-        return grid_to_tokens(self.patch_embed(images))
+        return self.patch_embed(images)
 
     def add_prefix_and_positions(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, N, d) -> (B, T, d): [CLS] and registers in front, then the position table added."""
         B = tokens.shape[0]
         prefix = [t.expand(B, -1, -1) for t in (self.cls_token, self.reg_token) if t is not None]
-        x = torch.cat(prefix + [tokens], dim=1)
-        if self.pos_embed is not None:
-            x = x + self.pos_embed
-        return x
+        if self.pos_embed is None:
+            return torch.cat(prefix + [tokens], dim=1)
+        # timm's steps exactly: without a prefix the sum keeps the strides of the
+        # transposed patch tokens, and later kernels round by the memory layout.
+        x = torch.cat(prefix + [tokens], dim=1) if prefix else tokens
+        return x + self.pos_embed
 
-    def encode(self, images: torch.Tensor):
-        """The encoder's output tokens (B, T, d) and attention weights (B, L, H, T, T)."""
+    def layer_biases(self, attn_bias) -> list:
+        """One bias (or ``None``) per block from ``None``, one tensor, or a list of ``depth``."""
+        depth = len(self.blocks)
+        if attn_bias is None or torch.is_tensor(attn_bias):
+            return [attn_bias] * depth
+        biases = list(attn_bias)
+        if len(biases) != depth:
+            raise ValueError(f"expected one attention bias per block ({depth}), got {len(biases)}")
+        return biases
+
+    def encode(self, images: torch.Tensor, attn_bias=None, return_attention: bool = True):
+        """The encoder's output tokens (B, T, d), before the final norm, and the attention
+        weights (B, L, H, T, T) (``None`` when ``return_attention`` is false)."""
         x = self.add_prefix_and_positions(self.patch_tokens(images))
         maps = []
-        for block in self.blocks:
-            x, weights = block(x)
+        for block, bias in zip(self.blocks, self.layer_biases(attn_bias)):
+            x, weights = block(x, bias, return_attention)
             maps.append(weights)
-        return x, torch.stack(maps, dim=1)
+        return x, (torch.stack(maps, dim=1) if return_attention else None)
+
+    def forward_features(self, images: torch.Tensor, attn_bias=None) -> torch.Tensor:
+        """timm's ``forward_features``: the tokens (B, T, d) after ``norm``."""
+        return self.norm(self.encode(images, attn_bias, return_attention=False)[0])
 
     def pool(self, x: torch.Tensor) -> torch.Tensor:
         """(B, T, d) -> (B, d): the [CLS] row, or the mean of the patch tokens (prefix left out)."""
@@ -259,11 +371,14 @@ class ViT(nn.Module):
             return x[:, 0]
         return x[:, self.config.num_prefix_tokens:].mean(dim=1)
 
-    def forward(self, images: torch.Tensor, return_attention: bool = False):
-        x, maps = self.encode(images)
-        # LayerNorm acts on each token alone, so normalising the pooled vector is the
-        # same as normalising every token and then reading the [CLS] row.
-        logits = self.head(self.norm(self.pool(x)))
+    def forward_head(self, x: torch.Tensor, pre_logits: bool = False) -> torch.Tensor:
+        """timm's ``forward_head``: tokens (B, T, d) -> pooled, ``fc_norm`` (B, d) -> head."""
+        x = self.fc_norm(self.pool(x))
+        return x if pre_logits else self.head(x)
+
+    def forward(self, images: torch.Tensor, return_attention: bool = False, attn_bias=None):
+        x, maps = self.encode(images, attn_bias, return_attention)
+        logits = self.forward_head(self.norm(x))
         return (logits, maps) if return_attention else logits
 
     def trace(self, images: torch.Tensor) -> list[tuple[str, tuple[int, ...]]]:
@@ -277,7 +392,7 @@ class ViT(nn.Module):
         for block in self.blocks:
             x, _ = block(x)
         steps.append((f"{len(self.blocks)} encoder blocks", x))
-        pooled = self.norm(self.pool(x))
+        pooled = self.forward_head(self.norm(x), pre_logits=True)
         steps.append(("pool and final LayerNorm", pooled))
         steps.append(("linear head", self.head(pooled)))
         return [(name, tuple(t.shape[1:])) for name, t in steps]
@@ -324,21 +439,18 @@ def config_from_timm(model) -> ViTConfig:
 def from_timm(model) -> ViT:
     """Our :class:`ViT` with the weights of the timm ``VisionTransformer`` ``model``.
 
-    The names match timm's except two: timm's ``patch_embed.proj`` is our
-    ``patch_embed``, and timm's ``fc_norm`` (its final norm when it averages)
-    is our ``norm``. Anything else in timm's state (layer scale, q/k norms, an
-    attention-pooling head) has no place here and raises ``ValueError``.
+    The parameter names are timm's, so the state dicts load into each other
+    as they are. Anything else in timm's state (layer scale, q/k norms, an
+    attention-pooling head, a final norm in the other place) has no place
+    here and raises ``ValueError``.
     """
     with torch.device("meta"):  # no initialisation: every tensor is replaced below
         ours = ViT(config_from_timm(model))
-    renamed = {}
-    for name, value in model.state_dict().items():
-        name = name.replace("patch_embed.proj.", "patch_embed.").replace("fc_norm.", "norm.")
-        renamed[name] = value
+    state = model.state_dict()
     expected = set(ours.state_dict())
-    unexpected, missing = sorted(set(renamed) - expected), sorted(expected - set(renamed))
+    unexpected, missing = sorted(set(state) - expected), sorted(expected - set(state))
     if unexpected or missing:
         raise ValueError(f"timm model does not fit a plain ViT: unexpected {unexpected}, "
                          f"missing {missing}")
-    ours.load_state_dict({name: value.detach().clone() for name, value in renamed.items()}, assign=True)
+    ours.load_state_dict({name: value.detach().clone() for name, value in state.items()}, assign=True)
     return ours.eval()

@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test unit lint chapter reference serve clean clean-runs env
+.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env
 
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
@@ -20,6 +20,7 @@ help:
 	@echo "make lint              ruff over code/ and tests/"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
+	@echo "make bench             training speed: the trainer against a bare loop, runs side by side"
 	@echo "make serve             serve _build/html on http://127.0.0.1:8000"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"
@@ -65,6 +66,9 @@ chapter: $(STAMP)
 
 reference: book
 	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
+
+bench: $(STAMP)
+	$(BIN)/python -m vitbias.bench
 
 serve: book
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000

@@ -148,3 +148,17 @@ def test_missing_cifar10_names_the_variable_the_folder_and_the_download(tmp_path
     message = str(error.value)
     assert str(tmp_path / data.CIFAR_FOLDER) in message
     assert "data_batch_1" in message and data.CIFAR_URL in message
+
+
+def test_a_set_drawn_on_several_cores_or_read_from_memory_is_the_set_drawn_anew(monkeypatch):
+    fresh = data.shapes(2500, 5, texture="random")
+    data._KEPT.clear()
+    monkeypatch.setattr(data, "PARALLEL_BLOCKS", 2)
+    monkeypatch.setattr(data, "_cores", lambda: 3)
+    parallel = data.shapes(2500, 5, texture="random")
+    smaller = data.shapes(1200, 5, texture="random")  # read from the kept set
+    for field in ("images", "labels", "textures"):
+        np.testing.assert_array_equal(getattr(parallel, field), getattr(fresh, field))
+        np.testing.assert_array_equal(getattr(smaller, field), getattr(fresh, field)[:1200])
+    smaller.images[:] = 0  # a caller's writes do not reach the kept set
+    np.testing.assert_array_equal(data.shapes(1200, 5, texture="random").images, fresh.images[:1200])

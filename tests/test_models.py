@@ -14,8 +14,8 @@ from vitbias import data, geometry, models, profile, runs, train, vit
 def test_budget_models_have_the_sizes_the_book_states(name):
     budget = profile.budget(name)
     cnn, vit = models.build(budget.cnn), models.build(budget.vit)
-    assert 250_000 <= geometry.parameter_count(cnn) <= 350_000  # "about 0.3M"
-    assert geometry.parameter_count(vit) <= 600_000
+    # "The CNN is the smaller model: whatever it wins, it does not win by size."
+    assert geometry.parameter_count(cnn) < geometry.parameter_count(vit) <= 600_000
     assert isinstance(vit, models.ViT)
     x = torch.randn(2, 3, 32, 32)
     assert cnn(x).shape == vit(x).shape == (2, 10)
@@ -82,6 +82,7 @@ TIMM_BUDGET_KWARGS = {
     "full": dict(img_size=32, patch_size=4, embed_dim=96, depth=5, num_heads=3, mlp_ratio=4.0,
                  global_pool="token", num_classes=10),
 }
+TIMM_BUDGET_KWARGS["gpu"] = TIMM_BUDGET_KWARGS["quick"]  # the same world and models, at scale
 
 
 @pytest.mark.parametrize("name", profile.BUDGETS)
@@ -127,15 +128,17 @@ def test_the_budget_vit_specifications_are_made_from_the_typed_configurations():
     assert models.tiny_vit().config == vit.TINY_VIT_QUICK
 
 
-def test_the_run_configurations_of_the_budgets_are_unchanged_to_the_byte():
-    # The run key hashes these dictionaries: a changed byte would retrain every run.
-    quick = runs.experiment(profile.budget("quick"), "vit", 1000)
-    assert json.dumps(quick) == (
-        '{"data": {"name": "shapes", "seed": 0, "texture": "none", "train": 1000, "test": 2000}, '
-        '"model": {"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 64, "depth": 4, '
-        '"num_heads": 4, "mlp_ratio": 4.0, "global_pool": "avg"}, '
-        '"train": {"steps": 800, "batch_size": 32, "lr": 0.002, "weight_decay": 0.05, '
-        '"schedule": "cosine", "warmup": 80, "augment": true, "seed": 0}}')
+def test_a_run_configuration_records_its_model_steps_seed_and_shuffle():
+    budget = profile.budget("quick")
+    config = runs.experiment(budget, "vit", budget.train_sizes[-1], seed=2, permute=0.5)
+    assert config["model"] == budget.vit
+    assert config["train"]["steps"] == budget.steps(budget.train_sizes[-1])
+    assert config["train"]["warmup"] == config["train"]["steps"] // 10
+    assert config["train"]["seed"] == config["data"]["seed"] == 2
+    assert config["data"]["test_seed"] == budget.dataset["seed"]
+    assert config["data"]["permute"] == {"fraction": 0.5, "seed": budget.permutation_seed,
+                                         "patch": budget.vit["patch_size"]}
+    assert "permute" not in runs.experiment(budget, "cnn", budget.train_sizes[0])["data"]
     full = runs.experiment(profile.budget("full"), "vit", 5000, augment=False)
     assert json.dumps(full["model"]) == (
         '{"kind": "vit", "img_size": 32, "patch_size": 4, "embed_dim": 96, "depth": 5, '

@@ -75,6 +75,87 @@ def test_every_budget_describes_valid_runs():
     assert runs.pretraining(profile.budget("quick"))["data"]["classes"] == "other"
 
 
+def test_every_budget_has_the_curves_the_crossover_chapter_needs():
+    for name in profile.BUDGETS:
+        budget = profile.budget(name)
+        assert len(budget.train_sizes) >= 5 and budget.train_sizes[-1] >= 40 * budget.train_sizes[0]
+        assert len(budget.seeds) >= 3
+    assert profile.budget("gpu").train_sizes[-1] >= 200_000
+    assert profile.budget("gpu").dataset == profile.budget("quick").dataset
+
+
+def test_the_step_budget_grows_with_the_set_between_its_floor_and_its_cap():
+    budget = profile.budget("quick")
+    steps = [budget.steps(n) for n in range(1, 20_000, 37)]
+    assert steps == sorted(steps)
+    assert min(steps) == budget.min_steps and max(steps) == budget.max_steps
+    n = 1000  # inside the band: epochs passes over the set
+    assert budget.min_steps < budget.steps(n) < budget.max_steps
+    assert budget.steps(n) == round(budget.epochs * n / budget.train["batch_size"])
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(train_sizes=(100, 100, 200)), "increasing"),
+    (dict(seeds=(0, 0, 1)), "distinct"),
+    (dict(min_steps=5000), "min_steps"),
+    (dict(recipe_size=123), "recipe_size"),
+    (dict(dial_fractions=(0.0, 0.5)), "dial_fractions"),
+    (dict(train={**profile.RECIPE, "steps": 10}), "steps"),
+])
+def test_bad_budgets_are_refused(change, match):
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match=match):
+        replace(profile.budget("quick"), **change)
+
+
+def test_each_seed_draws_its_own_training_set_and_every_seed_shares_the_test_set():
+    budget = profile.budget("quick")
+    sets = [runs._data.load(runs.experiment(budget, "cnn", 100, seed)["data"]) for seed in (0, 1)]
+    assert not np.array_equal(sets[0][0].images, sets[1][0].images)
+    np.testing.assert_array_equal(sets[0][1].images, sets[1][1].images)
+
+
+def test_a_shuffle_applied_to_the_batches_trains_as_training_on_shuffled_images(tmp_path):
+    """Without augmentation, shuffling each batch is shuffling the set beforehand, bit for bit."""
+    from dataclasses import replace
+
+    from vitbias import models, permute
+
+    images = runs._data.shapes(64, seed=0)
+    order = permute.patch_permutation((4, 4), 1.0, seed=0)
+    recipe = train.TrainConfig(steps=6, batch_size=16, augment=False)
+    shuffled = replace(images, images=permute.permute_patches(images.images, order, 8))
+    losses = []
+    for data, shuffle in ((images, (order, 8)), (shuffled, None)):
+        model = runs.seeded_model({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]}, 0)
+        losses.append(train.train(model, data, recipe, device="cpu", shuffle=shuffle).losses)
+        assert models.parameter_count(model) > 0
+    np.testing.assert_array_equal(losses[0], losses[1])
+
+
+def test_a_shuffled_run_is_scored_on_shuffled_images_and_records_its_training_accuracy(tmp_path):
+    shuffled = {**CONFIG, "data": {**CONFIG["data"], "permute": {"fraction": 1.0, "seed": 0, "patch": 8}}}
+    plain, moved = runs.run(CONFIG, folder=tmp_path), runs.run(shuffled, folder=tmp_path)
+    assert plain.key != moved.key
+    assert 0.0 <= moved.train_accuracy <= 1.0 and 0.0 <= plain.train_accuracy <= 1.0
+    with pytest.raises(ValueError, match="divide"):
+        runs.run({**CONFIG, "data": {**CONFIG["data"], "permute": {"fraction": 1.0, "seed": 0, "patch": 5}}},
+                 folder=tmp_path)
+    with pytest.raises(ValueError, match="keys"):
+        runs.run({**CONFIG, "data": {**CONFIG["data"], "permute": {"fraction": 1.0}}}, folder=tmp_path)
+
+
+def test_runs_trained_side_by_side_are_stored_once_and_returned_in_order(tmp_path):
+    configs = [{**CONFIG, "train": {**CONFIG["train"], "seed": seed}} for seed in (0, 1, 0)]
+    got = runs.run_many(configs, folder=tmp_path, workers=2)
+    assert [r.config["train"]["seed"] for r in got] == [0, 1, 0]
+    assert all(r.cached for r in got)  # trained by the workers, then read back
+    assert got[0].metrics == got[2].metrics and len(list(tmp_path.iterdir())) == 2
+    with pytest.raises(ValueError, match="workers"):
+        runs.run_many(configs, folder=tmp_path, workers=0)
+
+
 @pytest.mark.parametrize("config, match", [
     ({"data": {}, "model": {}}, "exactly the keys"),
     ({**CONFIG, "model": {"kind": "rnn"}}, "model kind"),

@@ -240,7 +240,10 @@ def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "rando
     the same seed, so train and test sets never share an image.
 
     Images are made in blocks of :data:`BLOCK`: the first ``m`` images of a
-    set of size ``n`` are the set of size ``m``.
+    set of size ``n`` are the set of size ``m``. The largest set made so far
+    of each stream is kept in memory (:data:`KEEP_IMAGES` images at most), so
+    smaller sets of a stream are read from it; a large set is generated
+    block by block on several CPU cores (:data:`PARALLEL_BLOCKS`).
     """
     if not (isinstance(n, (int, np.integer)) and n >= 1):
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -251,22 +254,54 @@ def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "rando
     names = {"main": SHAPE_CLASSES, "other": OTHER_SHAPE_CLASSES}.get(classes)
     if names is None:
         raise ValueError(f"classes must be 'main' or 'other', got {classes!r}")
-    stream = (SPLITS[split], 0 if classes == "main" else 1)
+    stream = (int(seed), SPLITS[split], texture, classes)
+    kept = _KEPT.get(stream)
+    if kept is None or len(kept) < n:
+        count = -(-n // BLOCK)
+        tasks = [(stream, block) for block in range(count)]
+        if count >= PARALLEL_BLOCKS and _cores() > 2:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
-    images, labels, textures = [], [], []
-    for block in range(-(-n // BLOCK)):
-        rng = np.random.default_rng([seed, *stream, block])
-        count = min(BLOCK, n - block * BLOCK)
-        # A whole balanced block is drawn and its first `count` images kept,
-        # so that a set's images do not depend on its size.
-        label = rng.permutation(np.arange(BLOCK) % len(names))
-        tex = {"none": np.full(BLOCK, PLAIN), "predictive": label,
-               "random": rng.integers(0, len(TEXTURES), BLOCK)}[texture]
-        images.append(render(label, tex, rng, names=names)[:count])
-        labels.append(label[:count])
-        textures.append(tex[:count])
-    return ImageSet(np.concatenate(images), np.concatenate(labels).astype(np.int64), names,
-                    SHAPES_MEAN, SHAPES_STD, np.concatenate(textures).astype(np.int64))
+            # fork: the workers need nothing but NumPy and this module, already loaded
+            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            with ProcessPoolExecutor(min(_cores(), count), mp_context=context) as pool:
+                blocks = list(pool.map(_block, tasks))
+        else:
+            blocks = [_block(task) for task in tasks]
+        images, labels, textures = (np.concatenate(parts) for parts in zip(*blocks))
+        kept = ImageSet(images, labels, names, SHAPES_MEAN, SHAPES_STD, textures)
+        _keep(stream, kept)
+    # A copy, so that a caller who writes into its images cannot change the kept set.
+    return ImageSet(kept.images[:n].copy(), kept.labels[:n].copy(), names, SHAPES_MEAN, SHAPES_STD,
+                    kept.textures[:n].copy())
+
+
+KEEP_IMAGES = 2_000_000   # images kept in memory across calls (about 6 GB at 32 x 32)
+PARALLEL_BLOCKS = 16      # from this many blocks on, blocks are drawn on several cores
+_KEPT: dict = {}
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _keep(stream, images: ImageSet) -> None:
+    _KEPT[stream] = images
+    while sum(len(kept) for kept in _KEPT.values()) > KEEP_IMAGES and len(_KEPT) > 1:
+        del _KEPT[next(iter(_KEPT))]  # the oldest stream goes first
+
+
+def _block(task):
+    """One block of :data:`BLOCK` images of ``stream = (seed, split, texture, classes)``."""
+    (seed, split, texture, classes), block = task
+    names = SHAPE_CLASSES if classes == "main" else OTHER_SHAPE_CLASSES
+    rng = np.random.default_rng([seed, split, 0 if classes == "main" else 1, block])
+    # A whole balanced block is drawn, so that a set's images do not depend on its size.
+    label = rng.permutation(np.arange(BLOCK) % len(names))
+    tex = {"none": np.full(BLOCK, PLAIN), "predictive": label,
+           "random": rng.integers(0, len(TEXTURES), BLOCK)}[texture]
+    return render(label, tex, rng, names=names), label.astype(np.int64), tex.astype(np.int64)
 
 
 def cue_conflict(n: int, seed: int = 0) -> ImageSet:
@@ -338,10 +373,13 @@ def load(spec: dict) -> tuple[ImageSet, ImageSet]:
     generates them; ``{"name": "cifar10", "train": n, "test": m, "seed": s}`` takes
     the first ``n`` training images of CIFAR-10 in an order shuffled by ``s``
     (so smaller sets are nested in larger ones) and the first ``m`` test images.
+    ``"test_seed": t`` draws the generated test set from ``t`` instead of ``s``, so
+    that runs on training sets of different seeds are scored on the same images.
     """
     spec = dict(spec)
     name = spec.pop("name", None)
     n_train, n_test, seed = spec.pop("train", None), spec.pop("test", None), spec.pop("seed", 0)
+    test_seed = spec.pop("test_seed", seed)
     if not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (n_train, n_test)):
         raise ValueError(f"train and test must be positive integers, got {n_train!r}, {n_test!r}")
     if name == "shapes":
@@ -349,10 +387,10 @@ def load(spec: dict) -> tuple[ImageSet, ImageSet]:
         if unknown:
             raise ValueError(f"unknown shapes options {sorted(unknown)}")
         return (shapes(n_train, seed, split="train", **spec),
-                shapes(n_test, seed, split="test", **spec))
+                shapes(n_test, test_seed, split="test", **spec))
     if name == "cifar10":
-        if spec:
-            raise ValueError(f"unknown cifar10 options {sorted(spec)}")
+        if spec or test_seed != seed:
+            raise ValueError(f"unknown cifar10 options {sorted(spec) or ['test_seed']}: its test set is fixed")
         train, test = cifar10("train"), cifar10("test")
         if n_train > len(train) or n_test > len(test):
             raise ValueError(f"CIFAR-10 has {len(train)} training and {len(test)} test images, "

@@ -219,6 +219,7 @@ COATNET_LESS_DATA = Published(23, "x", "less pretraining data than the JFT-300M 
 # lab, "Measured: the floor at small scale" and "Measured: part of the gap is the
 # recipe"): CIFAR-10, a T4 GPU, test accuracies as printed there, two decimals.
 LAB_CROSSOVER = {"steps": 600, "batch": 128, "cnn_params": 289_000, "vit_params": 546_000,
+                 "sizes": (1000, 5000, 20000),
                  "cnn": (0.58, 0.68, 0.71), "vit": (0.43, 0.51, 0.51),
                  "noaug_vit": 0.47, "probe": 0.89, "probe_random": 0.33}
 LAB_CROSSOVER_SOURCE = ("insper2026vit", "lab, 'Measured: the floor at small scale' and "

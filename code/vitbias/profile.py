@@ -3,6 +3,7 @@
 The profile is chosen by one environment variable, ``VITBIAS_PROFILE``:
 
 - ``quick`` (default): offline, CPU, data generated in code;
+- ``gpu``: the same generated world at scale, on one GPU;
 - ``full``: a GPU, CIFAR-10 and pretrained weights from the local cache.
 
 The device is found, never hard-coded: CUDA when present, else the CPU.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-PROFILES = ("quick", "full")
+PROFILES = ("quick", "gpu", "full")
 PROFILE_VARIABLE = "VITBIAS_PROFILE"
 
 
@@ -46,6 +47,8 @@ def device():
 
 from dataclasses import dataclass, field  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 from .models import vit_spec  # noqa: E402
 from .vit import TINY_VIT_FULL, TINY_VIT_QUICK  # noqa: E402
 
@@ -55,56 +58,115 @@ class Budget:
     """The experiment budget of one profile; chapters read their sizes from here.
 
     - ``dataset``: the data specification of :func:`vitbias.data.load`, less
-      its sizes; ``train_sizes``: the training-set sizes compared;
-      ``test_size``: the fixed held-out set; ``recipe_size``: the size at
-      which augmentation is switched off; ``probe_labels``: the labelled
-      images a linear probe is fitted on;
-    - ``train``: the recipe shared by every model (``vitbias.train.TrainConfig``);
+      its sizes and seeds; ``train_sizes``: the training-set sizes of the
+      learning curves; ``seeds``: the seeds of every point (each draws its own
+      training set and initial weights; the test set is the same for all);
+      ``test_size``: the held-out set;
+    - ``epochs``, ``min_steps``, ``max_steps``: the step budget grows with the
+      set, ``epochs`` passes over it, but never fewer than ``min_steps`` (so a
+      small set is fitted) nor more than ``max_steps`` (the cap);
+    - ``recipe_size``: the size at which augmentation is switched on and off;
+      ``probe_labels``: the labelled images a linear probe is fitted on;
+      ``dial_size``, ``dial_fractions``: the size and the fractions of moved
+      patches of the partial shuffle; ``permutation_seed``: which shuffle;
+    - ``train``: the recipe shared by every model (``vitbias.train.TrainConfig``
+      less ``steps``, ``warmup`` and ``seed``, which each run sets);
     - ``cnn``, ``vit``: the model specifications (``vitbias.models.build``);
       the ViT's is made from its typed configuration in ``vitbias.vit``
       (``TINY_VIT_QUICK``, ``TINY_VIT_FULL``) by ``vitbias.models.vit_spec``;
-    - ``pretrain``: how the "prior bought elsewhere" is obtained: in ``quick``
-      a run on other generated labels (its data and step count), in ``full``
-      the pretrained timm ViT-Ti/16 from the local cache (``{"timm": name}``).
+    - ``pretrain``: how the "prior bought elsewhere" is obtained: a run on other
+      generated labels (its data and step count), or (``full``) the pretrained
+      timm ViT-Ti/16 from the local cache (``{"timm": name}``).
     """
 
     dataset: dict
     train_sizes: tuple[int, ...]
+    seeds: tuple[int, ...]
     test_size: int
+    epochs: float
+    min_steps: int
+    max_steps: int
     recipe_size: int
     probe_labels: int
+    dial_size: int
+    dial_fractions: tuple[float, ...]
+    permutation_seed: int
     train: dict
     cnn: dict
     vit: dict
     pretrain: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        sizes = self.train_sizes
+        if len(sizes) < 2 or list(sizes) != sorted(set(sizes)) or sizes[0] < 1:
+            raise ValueError(f"train_sizes must be increasing positive integers, got {sizes}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be distinct, got {self.seeds}")
+        if not 1 <= self.min_steps <= self.max_steps or self.epochs <= 0:
+            raise ValueError(f"need epochs > 0 and 1 <= min_steps <= max_steps, got {self.epochs}, "
+                             f"{self.min_steps}, {self.max_steps}")
+        for name in ("recipe_size", "probe_labels", "dial_size"):
+            if getattr(self, name) not in sizes:
+                raise ValueError(f"{name} must be one of the train_sizes {sizes}, got {getattr(self, name)}")
+        if not all(0.0 < f < 1.0 for f in self.dial_fractions):
+            raise ValueError(f"dial_fractions must lie strictly between 0 and 1, got {self.dial_fractions}")
+        if {"steps", "warmup", "seed"} & set(self.train):
+            raise ValueError("the budget's recipe leaves steps, warmup and seed to each run")
+
+    def steps(self, train_size: int) -> int:
+        """The step budget on ``train_size`` images: ``epochs`` passes, clipped to [min_steps, max_steps]."""
+        if not (isinstance(train_size, (int, np.integer)) and train_size >= 1):
+            raise ValueError(f"train_size must be a positive integer, got {train_size!r}")
+        passes = round(self.epochs * train_size / self.train["batch_size"])
+        return int(min(self.max_steps, max(self.min_steps, passes)))
+
+
+RECIPE = {"batch_size": 64, "lr": 2e-3, "weight_decay": 0.05, "schedule": "cosine", "augment": False}
+SHAPES = {"name": "shapes", "seed": 0, "texture": "none"}
+SMALL_CNN = {"kind": "cnn", "channels": [8, 16, 32, 64], "depth": [1, 1, 1, 1]}
 
 BUDGETS = {
-    # Two CPU cores, a few minutes for the crossover chapter: 8 runs of 800
-    # steps and one pretraining run of 1,600 steps, each of batch 32.
+    # Two CPU cores, at most ten minutes for the crossover chapter (make bench).
     "quick": Budget(
-        dataset={"name": "shapes", "seed": 0, "texture": "none"},
-        train_sizes=(1000, 5000, 20000),
+        dataset=SHAPES,
+        train_sizes=(50, 125, 300, 800, 2000),
+        seeds=(0, 1, 2),
         test_size=2000,
-        recipe_size=5000,
-        probe_labels=1000,
-        train={"steps": 800, "batch_size": 32, "lr": 2e-3, "weight_decay": 0.05,
-               "schedule": "cosine", "warmup": 80, "augment": True, "seed": 0},
-        cnn={"kind": "cnn", "channels": [16, 32, 64, 144], "depth": [1, 1, 1, 2]},
+        epochs=40, min_steps=150, max_steps=1000,
+        recipe_size=125, probe_labels=125, dial_size=125, dial_fractions=(0.25, 0.5),
+        permutation_seed=0,
+        train=RECIPE,
+        cnn=SMALL_CNN,
         vit=vit_spec(TINY_VIT_QUICK),
-        pretrain={"data": {"name": "shapes", "seed": 1, "texture": "none", "classes": "other",
-                           "train": 20000, "test": 2000},
-                  "steps": 1600},
+        pretrain={"data": {**SHAPES, "seed": 1, "classes": "other", "train": 20000, "test": 2000},
+                  "steps": 1000},
     ),
-    # One GPU: CIFAR-10, the source's budget (600 steps of 128 images).
+    # One GPU, the same generated world at scale: sizes up to 200,000 images,
+    # batches of 512 so that a step is not dominated by kernel launches.
+    "gpu": Budget(
+        dataset=SHAPES,
+        train_sizes=(1000, 3000, 10000, 30000, 100000, 200000),
+        seeds=(0, 1, 2),
+        test_size=10000,
+        epochs=30, min_steps=300, max_steps=2000,
+        recipe_size=10000, probe_labels=10000, dial_size=10000, dial_fractions=(0.25, 0.5),
+        permutation_seed=0,
+        train={**RECIPE, "batch_size": 512},
+        cnn=SMALL_CNN,
+        vit=vit_spec(TINY_VIT_QUICK),
+        pretrain={"data": {**SHAPES, "seed": 1, "classes": "other", "train": 200000, "test": 10000},
+                  "steps": 2000},
+    ),
+    # One GPU: CIFAR-10 and the pretrained ViT-Ti/16, with the source's crop-and-flip recipe.
     "full": Budget(
         dataset={"name": "cifar10", "seed": 0},
-        train_sizes=(1000, 5000, 20000),
+        train_sizes=(1000, 2500, 5000, 10000, 20000, 40000),
+        seeds=(0, 1, 2),
         test_size=10000,
-        recipe_size=5000,
-        probe_labels=1000,
-        train={"steps": 600, "batch_size": 128, "lr": 1e-3, "weight_decay": 0.05,
-               "schedule": "cosine", "warmup": 60, "augment": True, "seed": 0},
+        epochs=40, min_steps=600, max_steps=6000,
+        recipe_size=5000, probe_labels=1000, dial_size=5000, dial_fractions=(0.25, 0.5),
+        permutation_seed=0,
+        train={**RECIPE, "batch_size": 128, "lr": 1e-3, "augment": True},
         cnn={"kind": "cnn", "channels": [32, 64, 128, 160], "depth": [1, 1, 1, 1]},
         vit=vit_spec(TINY_VIT_FULL),
         pretrain={"timm": "vit_tiny_patch16_224.augreg_in21k", "image_size": 224},

@@ -7,7 +7,14 @@ model::
      "model": {"kind": "vit", "embed_dim": 64, ...},
      "train": {"steps": 300, "batch_size": 64, ...}}
 
-:func:`run` trains it, or loads it when it was trained before. Runs are
+``data`` may ask for a patch shuffle (``"permute": {"fraction", "seed",
+"patch"}``, :mod:`vitbias.permute`): the test images are shuffled once, the
+training batches after their augmentation. :func:`experiment` writes the
+configs of a budget's runs.
+
+:func:`run` trains it, or loads it when it was trained before;
+:func:`run_many` trains the missing runs of a list side by side (one
+single-threaded process per CPU core). Runs are
 stored under ``<checkout>/.runs/<key>/`` (``config.json``, ``metrics.json``
 and ``model.pt``), outside ``_build/`` so that ``make clean`` keeps them;
 ``VITBIAS_RUNS`` moves the cache elsewhere. The key hashes the configuration
@@ -23,10 +30,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +44,7 @@ from torch import nn
 
 from . import data as _data
 from . import models as _models
+from .permute import patch_permutation, permute_patches
 from .profile import device_name
 from .train import TrainConfig, evaluate, train
 
@@ -42,7 +52,7 @@ RUNS_VARIABLE = "VITBIAS_RUNS"
 PACKAGE = Path(__file__).resolve().parent
 # The vitbias modules a trained model depends on. The tests check that every
 # vitbias module these import is listed here too.
-KEY_MODULES = ("data", "models", "vit", "geometry", "train", "runs", "profile")
+KEY_MODULES = ("data", "models", "vit", "geometry", "permute", "train", "runs", "profile")
 SECTIONS = ("data", "model", "train")
 
 
@@ -59,6 +69,11 @@ class Run:
     @property
     def accuracy(self) -> float:
         return self.metrics["test_accuracy"]
+
+    @property
+    def train_accuracy(self) -> float:
+        """Accuracy on the run's own training images, un-augmented (shuffled alike when it was)."""
+        return self.metrics["train_accuracy"]
 
 
 def runs_folder() -> Path:
@@ -124,19 +139,89 @@ def run(config: dict, folder: Path | str | None = None) -> Run:
         metrics = json.loads((entry / "metrics.json").read_text())
         return Run(key, config, model, metrics, cached=True)
 
+    model, metrics = _train(config)
+    _store(entry, config, model, metrics)
+    return Run(key, config, model.cpu().eval(), metrics, cached=False)
+
+
+PERMUTE_KEYS = {"fraction", "seed", "patch"}
+
+
+def _shuffle(shuffle: dict, image_size: int) -> tuple[np.ndarray, int]:
+    """``(order, patch)``: the patch shuffle that a run's ``data["permute"]`` asks for."""
+    if not isinstance(shuffle, dict) or set(shuffle) != PERMUTE_KEYS:
+        raise ValueError(f"permute must be a dict with the keys {sorted(PERMUTE_KEYS)}, got {shuffle!r}")
+    patch = shuffle["patch"]
+    if not (isinstance(patch, int) and patch >= 1 and image_size % patch == 0):
+        raise ValueError(f"the shuffled patch must divide the image size {image_size}, got {patch!r}")
+    grid = image_size // patch
+    return patch_permutation((grid, grid), shuffle["fraction"], shuffle["seed"]), patch
+
+
+def _train(config: dict):
+    """Train the run of ``config``: ``(model, metrics)``."""
     recipe = TrainConfig(**config["train"])
-    train_set, test_set = _data.load(config["data"])
+    spec = dict(config["data"])
+    wanted = spec.pop("permute", None)
+    train_set, test_set = _data.load(spec)
+    shuffle = None if wanted is None else _shuffle(wanted, train_set.images.shape[-1])
+    if shuffle is not None:  # test images are shuffled once; training batches after augmentation
+        test_set = replace(test_set, images=permute_patches(test_set.images, *shuffle))
     model = seeded_model(config["model"], recipe.seed)
-    history = train(model, train_set, recipe)
+    history = train(model, train_set, recipe, shuffle=shuffle)
     scores = evaluate(model, test_set)
+    seen = train_set if shuffle is None else replace(train_set, images=permute_patches(train_set.images, *shuffle))
     metrics = {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
+               "train_accuracy": evaluate(model, seen)["accuracy"],
                "final_train_loss": float(history.losses[-50:].mean()),
                "losses": [float(x) for x in history.losses],
                "parameters": _models.parameter_count(model),
                "seconds": history.seconds, "images_per_second": history.images_per_second,
                "device": history.device}
-    _store(entry, config, model, metrics)
-    return Run(key, config, model.cpu().eval(), metrics, cached=False)
+    return model, metrics
+
+
+def _train_and_store(config: dict, folder: str) -> None:
+    """A worker's task: train ``config`` into ``folder`` on one thread."""
+    torch.set_num_threads(1)
+    run(config, folder)
+
+
+def default_workers() -> int:
+    """Trainings run side by side: one per CPU core on a CPU (each on one thread), one on a GPU."""
+    if device_name() == "cuda":
+        return 1
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def run_many(configs, folder: Path | str | None = None, workers: int | None = None) -> list[Run]:
+    """The runs of ``configs``, in order; those not in the cache are trained first, side by side.
+
+    On a CPU, small models train faster as several single-threaded processes
+    than as one multi-threaded one (``make bench`` measures it). Each run is
+    trained by exactly one process and stored before it is read, so the result
+    does not depend on ``workers``, except through the thread count of the
+    kernels: a run trained by a worker uses one thread.
+    """
+    configs = [check_config(config) for config in configs]
+    folder = Path(folder) if folder is not None else runs_folder()
+    workers = default_workers() if workers is None else workers
+    if not (isinstance(workers, int) and workers >= 1):
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    missing, seen = [], set()
+    for config in configs:
+        key = run_key(config)
+        if key not in seen and not (folder / key / "metrics.json").is_file():
+            missing.append(config)
+        seen.add(key)
+    if workers > 1 and len(missing) > 1:
+        # Longest first, so that no worker is left with one long run at the end.
+        missing.sort(key=lambda c: -c["train"]["steps"] * c["train"]["batch_size"])
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(missing)), mp_context=context) as pool:
+            for done in pool.map(_train_and_store, missing, [str(folder)] * len(missing)):
+                del done
+    return [run(config, folder) for config in configs]
 
 
 def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
@@ -156,23 +241,40 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
         raise
 
 
-def experiment(budget, model: str, train_size: int, augment: bool = True) -> dict:
+def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
+               permute: float = 0.0) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
-    Every run of a budget shares its data, test set and recipe; only the
-    model, the training-set size and the augmentation switch vary.
+    ``seed`` draws the training set, the initial weights and the batches; the
+    test set is the budget's, the same for every run. The step count is
+    ``budget.steps(train_size)`` with a tenth of it as warm-up. ``augment``
+    overrides the budget's recipe; ``permute`` moves that fraction of the
+    patches of every image (the ViT's patch grid, ``budget.permutation_seed``).
     """
     if model not in ("cnn", "vit"):
         raise ValueError(f"model must be 'cnn' or 'vit', got {model!r}")
-    return {"data": {**budget.dataset, "train": int(train_size), "test": budget.test_size},
-            "model": dict(getattr(budget, model)),
-            "train": {**budget.train, "augment": bool(augment)}}
+    if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if not 0.0 <= permute <= 1.0:
+        raise ValueError(f"permute must lie in [0, 1], got {permute}")
+    steps = budget.steps(train_size)
+    data = {**budget.dataset, "train": int(train_size), "test": budget.test_size,
+            "seed": int(seed), "test_seed": budget.dataset.get("seed", 0)}
+    if budget.dataset["name"] == "cifar10":
+        data.pop("test_seed")
+    if permute > 0:
+        data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed,
+                           "patch": budget.vit["patch_size"]}
+    recipe = {**budget.train, "steps": steps, "warmup": steps // 10, "seed": int(seed)}
+    if augment is not None:
+        recipe["augment"] = bool(augment)
+    return {"data": data, "model": dict(getattr(budget, model)), "train": recipe}
 
 
 def pretraining(budget) -> dict:
-    """The run config of the ViT pretrained on other labels (quick profile)."""
+    """The run config of the ViT pretrained on other labels (quick and gpu profiles)."""
     if "data" not in budget.pretrain:
         raise ValueError("this budget's prior comes from pretrained weights, not from a run")
+    steps = budget.pretrain["steps"]
     return {"data": dict(budget.pretrain["data"]), "model": dict(budget.vit),
-            "train": {**budget.train, "steps": budget.pretrain["steps"],
-                      "warmup": budget.pretrain["steps"] // 10}}
+            "train": {**budget.train, "steps": steps, "warmup": steps // 10, "seed": 0}}

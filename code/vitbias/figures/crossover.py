@@ -64,21 +64,73 @@ def shapes_gallery(images: np.ndarray, labels, classes, columns: int = 10):
     return finish(fig, pad=0.3)
 
 
-def crossover_measured(sizes, cnn, vit, chance: float, probe: float | None = None,
-                       probe_labels: int | None = None):
-    """Test accuracy of the small CNN and the TinyViT against the number of training images."""
-    fig, ax = canvas(figsize=(7, 4.2))
-    ax.plot(sizes, cnn, "s-", color="tab:blue", label="small CNN")
-    ax.plot(sizes, vit, "o-", color="tab:red", label="TinyViT")
-    if probe is not None:
-        ax.plot([probe_labels], [probe], "*", color="tab:purple", markersize=12,
-                label="pretrained TinyViT, linear probe")
-    ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
-    ax.set_xscale("log")
-    ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
-    ax.minorticks_off()
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("training images")
-    ax.set_ylabel("test accuracy")
-    legend(ax, loc="center right")
+CURVE_STYLE = {"small CNN": ("tab:blue", "s", "-"), "TinyViT": ("tab:red", "o", "-"),
+               "small CNN, shuffled": ("tab:blue", "s", "--"), "TinyViT, shuffled": ("tab:red", "o", "--")}
+
+
+def _spread(ax, sizes, values, label):
+    """One learning curve: the mean over seeds as a line, each seed as a faint point."""
+    colour, marker, line = CURVE_STYLE.get(label, ("0.3", "o", "-"))
+    values = np.asarray(values)  # (sizes, seeds)
+    ax.plot(sizes, values.mean(axis=1), marker=marker, linestyle=line, color=colour, label=label,
+            markerfacecolor="white" if line == "--" else colour)
+    ax.plot(np.repeat(sizes, values.shape[1]), values.ravel(), marker, color=colour, alpha=0.35, markersize=3)
+
+
+def crossover_measured(sizes, curves: dict, chance: float, fits: dict | None = None):
+    """Test error against the number of training images on log-log axes, and test accuracy.
+
+    ``curves`` maps a label to test accuracies ``(len(sizes), seeds)``; ``fits``
+    maps a label to a fitted :class:`vitbias.scaling.PowerLaw` of its error,
+    drawn over the sizes it was fitted on.
+    """
+    fig, (err_ax, acc_ax) = canvas(1, 2, figsize=(10, 4.2))
+    for label, values in curves.items():
+        _spread(acc_ax, sizes, values, label)
+        _spread(err_ax, sizes, 1 - np.asarray(values), label)
+    for label, fit in (fits or {}).items():
+        n = np.geomspace(fit.used[0], fit.used[-1], 50)
+        err_ax.plot(n, fit(n), ":", color=CURVE_STYLE.get(label, ("0.3",))[0], linewidth=1.5)
+    err_ax.set_xscale("log")
+    err_ax.set_yscale("log")
+    err_ax.set_ylabel("test error (log scale" + ("; dotted: power-law fit)" if fits else ")"))
+    acc_ax.set_xscale("log")
+    acc_ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    acc_ax.set_ylim(0, 1.02)
+    acc_ax.set_ylabel("test accuracy")
+    for ax in (err_ax, acc_ax):
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+        ax.minorticks_off()
+        ax.set_xlabel("training images")
+    legend(acc_ax, loc="lower right")
     return finish(fig)
+
+
+def permutation_dial(fractions, curves: dict, chance: float):
+    """Test accuracy against the fraction of patches moved; ``curves``: label -> ``(fractions, seeds)``."""
+    fig, ax = canvas(figsize=(6, 3.8))
+    for label, values in curves.items():
+        _spread(ax, fractions, values, label)
+    ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    ax.set_xticks(fractions, [f"{f:.0%}" for f in fractions])
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("patches moved by the shuffle")
+    ax.set_ylabel("test accuracy")
+    legend(ax, loc="lower left")
+    return finish(fig)
+
+
+def shuffled_gallery(images: np.ndarray, shuffled: np.ndarray, titles):
+    """Each image ``(N, 3, H, W)`` uint8 above its shuffled version."""
+    columns = len(images)
+    fig, axes = canvas(2, columns, figsize=(columns * 1.1, 2.5))
+    for column in range(columns):
+        for row, batch in enumerate((images, shuffled)):
+            ax = axes[row, column]
+            ax.imshow(batch[column].transpose(1, 2, 0), interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        axes[0, column].set_title(titles[column], fontsize=7)
+    axes[0, 0].set_ylabel("original", fontsize=8)
+    axes[1, 0].set_ylabel("shuffled", fontsize=8)
+    return finish(fig, pad=0.3)

@@ -14,6 +14,9 @@ One module per idea the book teaches:
   convolution it can compute.
 - ``permute``: one fixed shuffle of the patch grid, which breaks a
   convolution's locality and leaves a ViT's function class unchanged.
+- ``locality``: what a trained ViT learns in place of locality: the mean
+  attention distance of each head, attention rollout, and the receptive
+  fields of stacked convolutions and of attention.
 - ``geometry``: what they share: shifts, patchify and its inverse, tokens
   on a grid, grid coordinates and offsets, circular convolution (by hand,
   by the library, as a matrix) and parameter counts.

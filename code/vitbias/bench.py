@@ -9,8 +9,10 @@ For each model of the current budget it prints the images per second of
 
 with their ratio (best of three alternating measurements each); then, on a CPU with two or more cores, one run on every
 core against one single-threaded run per core side by side (which
-:func:`vitbias.runs.run_many` uses); and the crossover chapter's last
-execution time, from the build's execution cache.
+:func:`vitbias.runs.run_many` uses); the crossover chapter's last
+execution time, from the build's execution cache; and the locality
+chapter's measurements (:mod:`vitbias.locality`) against loops over images,
+heads and queries (:func:`locality_speed`).
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from . import data as _data
-from . import profile, runs
+from . import locality, profile, runs
 from .train import TrainConfig, train
 
 
@@ -85,6 +88,81 @@ def chapter_seconds(chapter: str = "crossover", build: Path = Path("_build")) ->
     return times[-1] if times else None
 
 
+def _distance_by_loops(A, H_p: int, W_p: int, P: int, n_prefix: int) -> np.ndarray:
+    """:func:`vitbias.locality.mean_attention_distance` as loops over images, heads and queries."""
+    D = locality.patch_distances(H_p, W_p, P)
+    images, heads = A.shape[:2]
+    total = np.zeros(heads)
+    for b in range(images):
+        for h in range(heads):
+            for q in range(H_p * W_p):
+                row = A[b, h, n_prefix + q, n_prefix:]
+                total[h] += row @ D[q] / row.sum()
+    return total / (images * H_p * W_p)
+
+
+def _rollout_by_loops(A_layers, n_prefix: int) -> np.ndarray:
+    """:func:`vitbias.locality.attention_rollout` as loops over images, layers, heads and queries, ``(B, N_p)``."""
+    images, heads, N = A_layers[0].shape[:3]
+    out = np.empty((images, N - n_prefix))
+    for b in range(images):
+        R = np.eye(N)
+        for A in A_layers:
+            mean = np.zeros((N, N))
+            for h in range(heads):
+                mean += A[b, h] / heads
+            product = np.empty((N, N))
+            for q in range(N):
+                hat = 0.5 * mean[q]
+                hat[q] += 0.5
+                product[q] = hat / hat.sum() @ R
+            R = product
+        out[b] = R[0, n_prefix:] if n_prefix else R.mean(axis=0)
+    return out
+
+
+def _best_seconds(function, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def locality_speed(images: int = 32, heads: int = 12, grid: int = 14, P: int = 16, layers: int = 12,
+                   repeats: int = 3) -> None:
+    """Print the seconds of :mod:`vitbias.locality`'s functions and of the loops, and their ratio.
+
+    Softmax maps of random scores, ``(images, heads, 1 + grid^2, 1 + grid^2)``
+    with a [CLS] token; the rollout uses that one array for each of its
+    ``layers`` layers (its time does not depend on the values). The loops
+    handle one query's row of keys at a time in NumPy; they run once, the
+    vectorised functions best of ``repeats``.
+    """
+    N = 1 + grid * grid
+    scores = np.random.default_rng(0).standard_normal((images, heads, N, N))
+    A = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    A /= A.sum(axis=-1, keepdims=True)
+    del scores
+    rows = [
+        ("mean attention distance", lambda: locality.mean_attention_distance(A, grid, grid, P, 1),
+         lambda: _distance_by_loops(A, grid, grid, P, 1)),
+        (f"attention rollout ({layers} layers)", lambda: locality.attention_rollout([A] * layers, 1, grid, grid),
+         lambda: _rollout_by_loops([A] * layers, 1)),
+    ]
+    print(f"locality: {images} images x {heads} heads x {N} tokens ({grid} x {grid} grid, {P}-px patches)")
+    for name, vectorised, loops in rows:
+        start = time.perf_counter()
+        expected = loops()
+        slow = time.perf_counter() - start
+        if not np.allclose(vectorised().reshape(expected.shape), expected, rtol=1e-10, atol=1e-14):
+            raise AssertionError(f"{name}: the vectorised function and the loops disagree")
+        fast = _best_seconds(vectorised, repeats)
+        print(f"{name}: {fast * 1e3:,.1f} ms, loops over images, heads and queries {slow * 1e3:,.0f} ms, "
+              f"ratio {slow / fast:,.0f}x")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100)
@@ -110,6 +188,7 @@ def main(argv=None) -> None:
                   f"({together / ours:.2f} x one run on {torch.get_num_threads()} threads)")
     seconds = chapter_seconds()
     print("crossover chapter, last execution: " + ("not built yet" if seconds is None else f"{seconds:.0f} s"))
+    locality_speed()
 
 
 if __name__ == "__main__":

@@ -311,3 +311,49 @@ def test_bad_attention_receptive_field_arguments_are_refused():
         L.attention_receptive_field(14, 0)
     with pytest.raises(ValueError, match="a grid side must be a positive integer"):
         L.attention_receptive_field((14, -1), 2)
+
+
+def test_maps_of_a_shuffled_model_read_in_the_original_grid_undo_the_shuffle():
+    """A ViT on shuffled images whose attention is the original's, shuffled alike, maps back exactly."""
+    from vitbias import permute
+
+    rng = np.random.default_rng(3)
+    original = rng.dirichlet(np.ones(17), size=(2, 17))            # (heads, N, N), one prefix token
+    order = permute.patch_permutation((4, 4), 1.0, seed=0)
+    token = np.concatenate([[0], 1 + order])                        # token i of the shuffled image: original token
+    shuffled = original[:, token][:, :, token]
+    np.testing.assert_array_equal(L.maps_in_original_grid(shuffled, order, 1), original)
+    with pytest.raises(ValueError, match="permutation"):
+        L.maps_in_original_grid(shuffled, order[:-1], 1)
+
+
+def test_position_similarity_is_one_on_the_diagonal_and_symmetric():
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal((1, 1 + 12, 8))
+    S = L.position_similarity(table, 1)
+    assert S.shape == (12, 12)
+    np.testing.assert_allclose(np.diag(S), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(S, S.T, rtol=0, atol=1e-12)
+
+
+def test_similarity_at_distance_averages_exactly_the_pairs_it_names():
+    S = np.arange(16.0 * 16).reshape(16, 16)
+    neighbours = [(q, k) for q in range(16) for k in range(16)
+                  if abs(q // 4 - k // 4) + abs(q % 4 - k % 4) == 1]
+    assert L.similarity_at_distance(S, 4, 4, 1, 1) == pytest.approx(np.mean([S[p] for p in neighbours]))
+    assert len(neighbours) == 2 * 2 * 4 * 3  # 24 edges of a 4 x 4 grid, each counted both ways
+    with pytest.raises(ValueError, match="no pair"):
+        L.similarity_at_distance(S, 4, 4, 10)
+
+
+def test_attention_of_a_vit_has_one_map_per_layer_and_head_with_rows_summing_to_one():
+    import torch
+
+    from vitbias import data, models
+
+    torch.manual_seed(0)
+    model = models.build({"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16, "depth": 2,
+                          "num_heads": 2})
+    maps = L.vit_attention(model, data.shapes(5, seed=0), count=3)
+    assert maps.shape == (3, 2, 2, 17, 17)
+    np.testing.assert_allclose(maps.sum(-1), 1.0, rtol=0, atol=1e-5)

@@ -63,3 +63,14 @@ def test_bad_curves_are_refused(sizes, errors, match):
 def test_identical_laws_have_no_single_crossing():
     with pytest.raises(ValueError, match="same"):
         scaling.crossing(scaling.PowerLaw(0.5, 1.0, ()), scaling.PowerLaw(0.5, 1.0, ()))
+
+
+def test_a_difference_is_resolved_only_beyond_z_standard_errors():
+    a = [1.0, 2.0, 3.0]  # mean 2, sd 1: standard error 1 / sqrt(3)
+    assert scaling.resolved(a, 2.0 + 2.1 / np.sqrt(3))
+    assert not scaling.resolved(a, 2.0 + 1.9 / np.sqrt(3))
+    b = [4.0, 5.0, 6.0]  # the standard error of the difference is sqrt(2 / 3)
+    assert scaling.resolved(a, b, z=2.0) == (3.0 > 2.0 * np.sqrt(2 / 3))
+    assert not scaling.resolved(a, b, z=4.0)
+    with pytest.raises(ValueError, match="at least two"):
+        scaling.resolved([1.0], 2.0)

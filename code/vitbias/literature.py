@@ -227,6 +227,26 @@ LAB_CROSSOVER_SOURCE = ("insper2026vit", "lab, 'Measured: the floor at small sca
 
 
 # ---------------------------------------------------------------------------
+# What a trained ViT learns in place of locality
+# ---------------------------------------------------------------------------
+
+# The lecture lab's measurements inside the ImageNet-21k-pretrained ViT-Ti/16
+# (12 layers of 3 heads, a 14 x 14 grid of 16-px patches), as printed there.
+LAB_LOCALITY_WHERE = "lab, 'What the ViT learned instead of the prior'"
+LAB_POSITION_NEIGHBOURS = Published(
+    0.85, "cosine similarity", "position vectors of a patch and its 4 grid neighbours, ViT-Ti/16",
+    "insper2026vit", LAB_LOCALITY_WHERE)
+LAB_POSITION_FAR = Published(
+    -0.17, "cosine similarity", "position vectors of patches at grid distance 8 or more, ViT-Ti/16",
+    "insper2026vit", LAB_LOCALITY_WHERE)
+LAB_DISTANCE_FIRST = (73, 84, 13)   # px, ViT-Ti/16 layer 1, its three heads
+LAB_DISTANCE_LAST = (145, 142, 145)  # px, layer 12
+LAB_UNIFORM_DISTANCE = Published(
+    116, "px", "mean attention distance of uniform attention on the 14 x 14 grid of 16-px patches",
+    "insper2026vit", "lab, the receptive-field widget")
+
+
+# ---------------------------------------------------------------------------
 # Attention as convolution
 # ---------------------------------------------------------------------------
 

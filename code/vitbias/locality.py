@@ -263,3 +263,64 @@ def attention_receptive_field(grid, layers: int) -> np.ndarray:
     """Cells a patch sees after each of ``layers`` attention layers, ``(layers,)``: all ``H_p W_p`` from the first."""
     H_p, W_p = (positive_int("a grid side", n) for n in as_pair(grid, "grid"))
     return np.full(positive_int("layers", layers), H_p * W_p)
+
+
+# ---------------------------------------------------------------------------
+# Reading a trained ViT
+# ---------------------------------------------------------------------------
+
+
+def vit_attention(model, images, count: int = 500) -> np.ndarray:
+    """The attention maps of ``model`` (a :class:`vitbias.vit.ViT`) on the first ``count`` images.
+
+    ``images`` is a :class:`vitbias.data.ImageSet`, standardised as in
+    training; returns float64 maps ``(count, layers, heads, N, N)``, computed
+    on the CPU in float32.
+    """
+    import torch
+
+    count = positive_int("count", min(count, len(images)))
+    mean = torch.tensor(images.mean).view(1, 3, 1, 1)
+    std = torch.tensor(images.std).view(1, 3, 1, 1)
+    x = (torch.from_numpy(images.images[:count]).float() / 255 - mean) / std
+    with torch.no_grad():
+        _, maps = model.cpu().eval()(x, return_attention=True)
+    return maps.double().numpy()
+
+
+def maps_in_original_grid(A, order, n_prefix: int) -> np.ndarray:
+    """Maps of a ViT that reads shuffled images, re-indexed by the patches' places in the original image.
+
+    Token ``i`` of a shuffled image holds original patch ``order[i]``
+    (:func:`vitbias.permute.patch_permutation`), so original patch ``j`` is
+    token ``argsort(order)[j]``: the result's patch rows and columns are in the
+    original raster order, prefix tokens unchanged. ``(..., N, N)`` in and out.
+    """
+    n_prefix = prefix_count(n_prefix)
+    A = np.asarray(A)
+    order = np.asarray(order)
+    N_p = A.shape[-1] - n_prefix
+    if order.shape != (N_p,) or not np.array_equal(np.sort(order), np.arange(N_p)):
+        raise ValueError(f"order must be a permutation of the {N_p} patch tokens, got shape {order.shape}")
+    index = np.concatenate([np.arange(n_prefix), n_prefix + np.argsort(order)])
+    return A[..., index, :][..., :, index]
+
+
+def position_similarity(pos_embed, n_prefix: int) -> np.ndarray:
+    """Cosine similarity between the patches' position vectors: ``(1, N, d)`` or ``(N, d)`` -> ``(N_p, N_p)``."""
+    table = np.asarray(pos_embed, dtype=float)
+    table = table.reshape(table.shape[-2:])[prefix_count(n_prefix):]
+    unit = table / np.linalg.norm(table, axis=-1, keepdims=True)
+    return unit @ unit.T
+
+
+def similarity_at_distance(similarity, H_p: int, W_p: int, low: float, high: float = np.inf) -> float:
+    """The mean of ``similarity[q, k]`` over pairs of distinct patches whose grid distance ``r`` is in ``[low, high]``.
+
+    ``low = high = 1``: the 4 neighbours; ``low = g / 2``: the far patches.
+    """
+    distance = patch_distances(H_p, W_p, 1)
+    chosen = (distance >= low) & (distance <= high) & (distance > 0)
+    if not chosen.any():
+        raise ValueError(f"no pair of patches lies at a grid distance in [{low}, {high}] on {H_p} x {W_p}")
+    return float(np.asarray(similarity)[chosen].mean())

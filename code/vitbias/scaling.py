@@ -93,3 +93,20 @@ def measured_crossing(sizes, first, second) -> float | None:
             t = gap[i - 1] / (gap[i - 1] - gap[i])
             return float(math.exp(math.log(sizes[i - 1]) + t * (math.log(sizes[i]) - math.log(sizes[i - 1]))))
     return None
+
+
+def resolved(first, second, z: float = 2.0) -> bool:
+    """Whether the means of two samples (one value per seed) differ by more than ``z`` standard errors.
+
+    The standard error of the difference is ``sqrt(s_1^2 / n_1 + s_2^2 / n_2)``
+    with the samples' standard deviations ``s`` (``ddof = 1``). A scalar
+    ``second`` is a known value (no error of its own). Used to choose between
+    "differs" and "within the seeds' spread" in the prose.
+    """
+    first = np.atleast_1d(np.asarray(first, dtype=float))
+    second = np.atleast_1d(np.asarray(second, dtype=float))
+    if first.ndim != 1 or second.ndim != 1 or len(first) < 2 or not (len(second) == 1 or len(second) >= 2):
+        raise ValueError(f"need a sample of at least two values and a sample or a single value, got "
+                         f"shapes {first.shape} and {second.shape}")
+    variance = first.var(ddof=1) / len(first) + (second.var(ddof=1) / len(second) if len(second) > 1 else 0.0)
+    return bool(abs(first.mean() - second.mean()) > z * math.sqrt(variance))

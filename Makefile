@@ -20,7 +20,7 @@ help:
 	@echo "make lint              ruff over code/ and tests/"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
-	@echo "make bench             training speed: the trainer against a bare loop, runs side by side"
+	@echo "make bench             speed: the trainer against a bare loop, runs side by side, locality measures"
 	@echo "make serve             serve _build/html on http://127.0.0.1:8000"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"

@@ -357,3 +357,27 @@ def test_attention_of_a_vit_has_one_map_per_layer_and_head_with_rows_summing_to_
     maps = L.vit_attention(model, data.shapes(5, seed=0), count=3)
     assert maps.shape == (3, 2, 2, 17, 17)
     np.testing.assert_allclose(maps.sum(-1), 1.0, rtol=0, atol=1e-5)
+
+
+def test_rank_correlation_is_one_for_the_same_order_and_minus_one_for_the_reverse():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4, 4))
+    np.testing.assert_allclose(L.rank_correlation(a, 2 * a + 1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(L.rank_correlation(a, -a), -1.0, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="one shape"):
+        L.rank_correlation(a, a[:, :2])
+
+
+def test_a_model_that_reads_one_patch_is_influenced_by_that_patch_only():
+    import torch
+
+    from vitbias import data
+
+    class TopLeft(torch.nn.Module):
+        def forward(self, x):
+            return torch.stack([x[:, :, :8, :8].sum(dim=(1, 2, 3)), -x[:, :, :8, :8].sum(dim=(1, 2, 3))], dim=1)
+
+    norms = L.patch_gradient_norms(TopLeft(), data.shapes(4, seed=0), patch=8, count=4)
+    assert norms.shape == (4, 4, 4)
+    np.testing.assert_allclose(norms[:, 0, 0], np.sqrt(3 * 64), rtol=1e-6)  # d(+-sum)/dx = +-1 on 192 pixels
+    assert np.count_nonzero(norms) == 4

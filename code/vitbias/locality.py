@@ -324,3 +324,46 @@ def similarity_at_distance(similarity, H_p: int, W_p: int, low: float, high: flo
     if not chosen.any():
         raise ValueError(f"no pair of patches lies at a grid distance in [{low}, {high}] on {H_p} x {W_p}")
     return float(np.asarray(similarity)[chosen].mean())
+
+
+def patch_gradient_norms(model, images, patch: int, count: int = 200) -> np.ndarray:
+    """Influence of each input patch on the prediction: ``(count, H_p, W_p)``.
+
+    For each image, the gradient of the predicted class's logit with respect
+    to the standardised input pixels, and its Euclidean norm over each
+    ``patch x patch`` patch (all channels): how much a small change of that
+    patch moves the decision. Unlike attention weights, it sees the value
+    vectors, the MLPs and the residual path. CPU, float32.
+    """
+    import torch
+
+    count = positive_int("count", min(count, len(images)))
+    patch = positive_int("patch", patch)
+    mean = torch.tensor(images.mean).view(1, 3, 1, 1)
+    std = torch.tensor(images.std).view(1, 3, 1, 1)
+    x = ((torch.from_numpy(images.images[:count]).float() / 255 - mean) / std).requires_grad_(True)
+    model = model.cpu().eval()
+    logits = model(x)
+    logits.gather(1, logits.argmax(1, keepdim=True)).sum().backward()
+    B, C, H, W = x.shape
+    if H % patch or W % patch:
+        raise ValueError(f"patch {patch} must divide the image size {H} x {W}")
+    g = x.grad.reshape(B, C, H // patch, patch, W // patch, patch)
+    return g.pow(2).sum(dim=(1, 3, 5)).sqrt().double().numpy()
+
+
+def rank_correlation(first, second) -> np.ndarray:
+    """Spearman's rank correlation of two score maps, per leading index: ``(..., H, W) x 2 -> (...)``.
+
+    The Pearson correlation of the ranks of the flattened maps (ties broken by
+    position): 1 when the two rank the patches alike, -1 when in reverse.
+    """
+    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    if first.shape != second.shape or first.ndim < 2:
+        raise ValueError(f"expected two score maps (..., H, W) of one shape, got {first.shape} and {second.shape}")
+    flat = [a.reshape(a.shape[:-2] + (-1,)) for a in (first, second)]
+    if flat[0].shape[-1] < 2:
+        raise ValueError("a rank correlation needs at least two patches")
+    ranks = [np.argsort(np.argsort(a, axis=-1), axis=-1).astype(float) for a in flat]
+    centred = [r - r.mean(axis=-1, keepdims=True) for r in ranks]
+    return (centred[0] * centred[1]).sum(-1) / np.sqrt((centred[0] ** 2).sum(-1) * (centred[1] ** 2).sum(-1))

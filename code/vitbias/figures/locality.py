@@ -63,3 +63,21 @@ def position_similarity(similarity: np.ndarray, grid: tuple[int, int], cells=Non
     fig.colorbar(image, ax=np.ravel(axes).tolist(), shrink=0.8, label="cosine similarity")
     plt.close(fig)  # no tight_layout: it does not know the colorbar's axes
     return fig
+
+
+def influence_maps(images: np.ndarray, maps: dict):
+    """Each image ``(N, 3, H, W)`` uint8 beside its score maps; ``maps``: title -> ``(N, H_p, W_p)``."""
+    rows, columns = len(images), 1 + len(maps)
+    fig, axes = canvas(rows, columns, figsize=(columns * 1.5, rows * 1.5))
+    axes = np.atleast_2d(axes)
+    for row in range(rows):
+        axes[row, 0].imshow(images[row].transpose(1, 2, 0), interpolation="nearest")
+        for column, values in enumerate(maps.values(), start=1):
+            axes[row, column].imshow(values[row], cmap="magma", interpolation="nearest")
+        for ax in axes[row]:
+            ax.set_xticks([])
+            ax.set_yticks([])
+    axes[0, 0].set_title("image", fontsize=8)
+    for column, title in enumerate(maps, start=1):
+        axes[0, column].set_title(title, fontsize=8)
+    return finish(fig, pad=0.3)

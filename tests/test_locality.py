@@ -381,3 +381,32 @@ def test_a_model_that_reads_one_patch_is_influenced_by_that_patch_only():
     assert norms.shape == (4, 4, 4)
     np.testing.assert_allclose(norms[:, 0, 0], np.sqrt(3 * 64), rtol=1e-6)  # d(+-sum)/dx = +-1 on 192 pixels
     assert np.count_nonzero(norms) == 4
+
+
+def test_distance_by_layer_in_batches_equals_the_distance_of_all_maps_at_once():
+    import torch
+
+    from vitbias import data, models
+
+    torch.manual_seed(0)
+    model = models.build({"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16, "depth": 2,
+                          "num_heads": 2})
+    images = data.shapes(7, seed=0)
+    maps = L.vit_attention(model, images, count=7)
+    expected = np.stack([L.mean_attention_distance(maps[:, layer], 4, 4, 8, 1) for layer in range(2)])
+    np.testing.assert_allclose(L.distance_by_layer(model, images, count=7, batch_size=3), expected,
+                               rtol=1e-6, atol=0)
+
+
+def test_distance_by_layer_feeds_a_224_pixel_vit_ti_16_resized_images_on_its_14_by_14_grid():
+    import torch
+
+    from vitbias import data, vit
+
+    torch.manual_seed(0)
+    model = vit.ViT(vit.VIT_TI_16.replace(depth=2))
+    distance = L.distance_by_layer(model, data.shapes(2, seed=0), count=2, image_size=224,
+                                   mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5))
+    assert distance.shape == (2, 3)
+    # Near-uniform attention at initialisation: close to the 14 x 14 grid's uniform distance.
+    np.testing.assert_allclose(distance, L.uniform_attention_distance(14, 14, 16), rtol=0.05)

@@ -270,22 +270,69 @@ def attention_receptive_field(grid, layers: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def vit_attention(model, images, count: int = 500) -> np.ndarray:
+def standardised_images(images, start: int, stop: int, *, image_size: int | None = None,
+                        mean=None, std=None):
+    """Images ``start:stop`` of an :class:`vitbias.data.ImageSet` as the float32 input of a model, ``(B, 3, S, S)``.
+
+    Pixels are scaled to [0, 1], resized (bilinear) to ``image_size`` when
+    given, as a network pretrained at another resolution needs, and
+    standardised with ``mean`` and ``std`` (the set's own when ``None``), as
+    :func:`vitbias.probe.extract_features` feeds them.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    mean = torch.tensor(images.mean if mean is None else mean, dtype=torch.float32).view(1, 3, 1, 1)
+    std = torch.tensor(images.std if std is None else std, dtype=torch.float32).view(1, 3, 1, 1)
+    x = torch.from_numpy(images.images[start:stop]).float() / 255
+    if image_size is not None and image_size != x.shape[-1]:
+        x = F.interpolate(x, size=(image_size, image_size), mode="bilinear", align_corners=False)
+    return (x - mean) / std
+
+
+def vit_attention(model, images, count: int = 500, **feed) -> np.ndarray:
     """The attention maps of ``model`` (a :class:`vitbias.vit.ViT`) on the first ``count`` images.
 
     ``images`` is a :class:`vitbias.data.ImageSet`, standardised as in
-    training; returns float64 maps ``(count, layers, heads, N, N)``, computed
-    on the CPU in float32.
+    training (``feed``: the keywords of :func:`standardised_images`); returns
+    float64 maps ``(count, layers, heads, N, N)``, computed on the CPU in
+    float32.
     """
     import torch
 
     count = positive_int("count", min(count, len(images)))
-    mean = torch.tensor(images.mean).view(1, 3, 1, 1)
-    std = torch.tensor(images.std).view(1, 3, 1, 1)
-    x = (torch.from_numpy(images.images[:count]).float() / 255 - mean) / std
+    x = standardised_images(images, 0, count, **feed)
     with torch.no_grad():
         _, maps = model.cpu().eval()(x, return_attention=True)
     return maps.double().numpy()
+
+
+def distance_by_layer(model, images, count: int = 500, batch_size: int = 50, **feed) -> np.ndarray:
+    """The mean attention distance of every head of every layer of ``model``: ``(layers, heads)``, in pixels.
+
+    :func:`mean_attention_distance` over the first ``count`` images, its grid,
+    patch size and prefix read from ``model.config`` (a
+    :class:`vitbias.vit.ViT`); the maps are computed ``batch_size`` images at
+    a time, so a 224-px model's do not have to fit in memory at once
+    (``(batch, layers, heads, N, N)`` float64). ``feed`` as for
+    :func:`standardised_images`.
+    """
+    import torch
+
+    config = model.config
+    count = positive_int("count", min(count, len(images)))
+    batch_size = positive_int("batch_size", batch_size)
+    model = model.cpu().eval()
+    total = 0.0
+    for start in range(0, count, batch_size):
+        stop = min(start + batch_size, count)
+        with torch.no_grad():
+            _, maps = model(standardised_images(images, start, stop, **feed), return_attention=True)
+        maps = maps.double().numpy()                                  # (B, layers, heads, N, N)
+        total = total + (stop - start) * np.stack([
+            mean_attention_distance(maps[:, layer], config.grid_size, config.grid_size, config.patch_size,
+                                    config.num_prefix_tokens) for layer in range(maps.shape[1])])
+    return total / count
 
 
 def maps_in_original_grid(A, order, n_prefix: int) -> np.ndarray:

@@ -630,6 +630,9 @@ def local_mask(H_p, W_p, radius, n_prefix=1, metric="chebyshev", cells=None, pre
     return mask
 
 
+SQUARE_WINDOW = ("The window is square, like a convolution's: Chebyshev distance max(|dr|, |dc|), not "
+                 "|dr| + |dc| (a diamond) nor sqrt(dr^2 + dc^2) (a disc).")
+
 MASK = Check(
     reference=masks.grid_local_mask,
     cases=mask_cases,
@@ -641,12 +644,8 @@ MASK = Check(
         Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, prefix="hidden"),
                 "Leave the prefix free: the prefix rows and columns stay True, so [CLS] can still gather "
                 "the whole image and every patch can read it."),
-        Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, metric="manhattan"),
-                "The window is square, like a convolution's: Chebyshev distance max(|dr|, |dc|), "
-                "not |dr| + |dc| (a diamond)."),
-        Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, metric="euclidean"),
-                "The window is square, like a convolution's: Chebyshev distance max(|dr|, |dc|), "
-                "not the Euclidean distance (a disc)."),
+        Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, metric="manhattan"), SQUARE_WINDOW),
+        Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, metric="euclidean"), SQUARE_WINDOW),
         Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, within=np.less),
                 "The window includes its edge: distance <= radius (radius 1 is a 3 x 3 window)."),
         Mistake(lambda H, W, r, n=1: local_mask(H, W, r, n, prefix="last"),

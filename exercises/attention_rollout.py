@@ -1,4 +1,7 @@
-"""Exercise: attention rollout (Abnar and Zuidema 2020; the book's ``vitbias.locality``)."""
+"""Exercise: attention rollout (Abnar and Zuidema 2020; the book's ``vitbias.locality``).
+
+Check your version: ``python -m exercises.grade FILE.py attention_rollout``.
+"""
 
 
 def attention_rollout(A_layers, n_prefix, H_p, W_p):

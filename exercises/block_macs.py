@@ -1,4 +1,7 @@
-"""Exercise: the price of a token, one encoder block's multiply-adds (the book's ``vitbias.cost``)."""
+"""Exercise: the price of a token, one encoder block's multiply-adds (the book's ``vitbias.cost``).
+
+Check your version: ``python -m exercises.grade FILE.py block_macs``.
+"""
 
 
 def block_macs(tokens, d, mlp_ratio=4.0):

@@ -71,7 +71,7 @@ def same_booleans(axes: str):
         if len(differ):
             first = tuple(int(i) for i in differ[0])
             return (f"{len(differ)} of {expected.size} entries differ; the first at {axes} = "
-                    f"{list(first)}: expected {bool(expected[first])}, found {array[first]!r}")
+                    f"{list(first)}: expected {bool(expected[first])}, found {array[first].item()!r}")
         if array.dtype != bool:
             return f"the values are right but the dtype is {array.dtype}; expected bool"
         return None
@@ -105,7 +105,7 @@ def same_parts(found, expected) -> str | None:
     for key, want in expected.items():
         value = found[key]
         if as_array(value).shape != () or as_array(value) != want:
-            return f"part {key!r}: expected {want:,}, found {value!r}"
+            return f"part {key!r}: expected {want}, found {value!r}"
     return None
 
 
@@ -174,7 +174,7 @@ def make_layer(rng, kind: str, C: int, H: int, W: int, stride: int = 1, kernel: 
         forward = (lambda x: np.tanh(conv(x))) if kind.startswith("tanh") else conv
         return Layer(f"{kind} ({kernel}x{kernel}, {C} -> {out} channels, stride {stride})", forward, stride)
     if kind == "blur, then subsample":
-        return Layer(f"binomial blur, then keep every {stride}-th pixel",
+        return Layer(f"binomial blur, then keep one pixel in {stride} along each axis",
                      lambda x: symmetry.subsample(symmetry.binomial_blur(x), stride), stride)
     w, b = symmetry.init_conv(rng, out, C, stride)
     if kind == "patch embedding":

@@ -1,4 +1,7 @@
-"""Exercise: a convolution computed by attention heads (the book's ``vitbias.attention_conv``)."""
+"""Exercise: a convolution computed by attention heads (the book's ``vitbias.attention_conv``).
+
+Check your version: ``python -m exercises.grade FILE.py conv_via_attention``.
+"""
 
 
 def conv_via_attention(X, W_conv, alpha, bias=None):

@@ -1,4 +1,7 @@
-"""Exercise: the patch embedding as patchify and one matrix product (the book's ``vitbias.patches``)."""
+"""Exercise: the patch embedding as patchify and one matrix product (the book's ``vitbias.patches``).
+
+Check your version: ``python -m exercises.grade FILE.py embed_linear``.
+"""
 
 
 def embed_linear(images, weight, bias):

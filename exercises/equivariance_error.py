@@ -1,4 +1,7 @@
-"""Exercise: how far a map is from commuting with a shift (the book's ``vitbias.symmetry``)."""
+"""Exercise: how far a map is from commuting with a shift (the book's ``vitbias.symmetry``).
+
+Check your version: ``python -m exercises.grade FILE.py equivariance_error``.
+"""
 
 
 def equivariance_error(f, x, shift, stride=1):

@@ -28,6 +28,7 @@ import inspect
 import secrets
 import sys
 import textwrap
+import traceback
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -214,9 +215,11 @@ def _grade_one(name: str, function: Callable, spec: Check, rng: np.random.Genera
                                                 hint=f"write the body of {_signature(name)}"))
         except Exception as error:  # the reader's code may raise anything; the report says what
             return Result(name, passed, Failure(
-                case, f"raised {type(error).__name__}: {error}", describe(expected),
-                hint=f"it is called as {_signature(name)} with the inputs above; "
-                     f"replay this case to see the traceback"))
+                case, f"raised {type(error).__name__}: {error}{_where(error, function)}", describe(expected),
+                hint=f"it is called as {_signature(name)} with the inputs above"))
+        if found is None:
+            return Result(name, passed, Failure(case, "None", describe(expected), "nothing was returned",
+                                                hint="return the result (is a return statement missing?)"))
         problem = spec.compare(found, expected)
         if problem is not None:
             return Result(name, passed, Failure(case, describe(found), describe(expected), problem,
@@ -228,6 +231,16 @@ def _grade_one(name: str, function: Callable, spec: Check, rng: np.random.Genera
 def _call(function: Callable, case: Case):
     # Fresh copies for every call: a function that writes into its inputs must not change the next call's.
     return function(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+
+
+def _where(error: Exception, function: Callable) -> str:
+    """Where in the reader's file the error was raised: the deepest frame of that file."""
+    home = getattr(getattr(function, "__code__", None), "co_filename", None)
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == home]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f"\n(in {Path(frame.filename).name}, line {frame.lineno}: {frame.line})"
 
 
 def _hint(spec: Check, case: Case, found, expected) -> str:
@@ -260,7 +273,8 @@ def _result_lines(result: Result) -> list[str]:
         return [f"{result.name}: PASS ({result.cases} cases)"]
     f = result.failure
     where = f" on {f.case.label}" if f.case.label else ""
-    lines = [f"{result.name}: FAIL{where}" + (f" (after {result.cases} cases passed)" if result.cases else "")]
+    after = f" (after {result.cases} case{'s' if result.cases > 1 else ''} passed)" if result.cases else ""
+    lines = [f"{result.name}: FAIL{where}{after}"]
     if f.case.shown:
         lines.append("  inputs:")
         lines += [f"    {key}: {value}" for key, value in f.case.shown.items()]

@@ -1,4 +1,7 @@
-"""Exercise: local attention as a mask (the book's ``vitbias.masks``)."""
+"""Exercise: local attention as a mask (the book's ``vitbias.masks``).
+
+Check your version: ``python -m exercises.grade FILE.py grid_local_mask``.
+"""
 
 
 def grid_local_mask(H_p, W_p, radius, n_prefix=1):

@@ -1,4 +1,7 @@
-"""Exercise: how far each head looks, in pixels (the book's ``vitbias.locality``)."""
+"""Exercise: how far each head looks, in pixels (the book's ``vitbias.locality``).
+
+Check your version: ``python -m exercises.grade FILE.py mean_attention_distance``.
+"""
 
 
 def mean_attention_distance(A, H_p, W_p, P, n_prefix):

@@ -1,4 +1,7 @@
-"""Exercise: every parameter of a ViT, by part (the book's ``vitbias.cost``)."""
+"""Exercise: every parameter of a ViT, by part (the book's ``vitbias.cost``).
+
+Check your version: ``python -m exercises.grade FILE.py parameter_counts``.
+"""
 
 
 def parameter_counts(config):

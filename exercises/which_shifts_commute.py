@@ -1,4 +1,7 @@
-"""Exercise: every shift that commutes with a map (the book's ``vitbias.symmetry``)."""
+"""Exercise: every shift that commutes with a map (the book's ``vitbias.symmetry``).
+
+Check your version: ``python -m exercises.grade FILE.py which_shifts_commute``.
+"""
 
 
 def which_shifts_commute(f, x, stride=1, tol=1e-8):

@@ -146,7 +146,7 @@ def check(functions: Mapping[str, Callable], names: Iterable[str] | None = None,
     draws the random cases (default: fresh entropy). Raises
     :class:`GradeError` for an unknown name or when nothing is left to check.
     """
-    from exercises.checks import CHECKS
+    from exercises.checks import CHECKS  # here, not at the top: checks.py imports this module's classes
 
     names = _chosen(functions, names)
     seed = secrets.randbits(32) if seed is None else _seed(seed)

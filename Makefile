@@ -51,14 +51,14 @@ book: $(STAMP)
 OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CAPABILITY,env ATEN_CPU_CAPABILITY=default)
 
 test: book
-	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
+	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	  --nbval-cell-timeout 1800 -p no:cacheprovider
 
 unit: $(STAMP)
-	$(OTHER_KERNELS) $(BIN)/python -m pytest tests --ignore=tests/test_book.py -p no:cacheprovider -q
+	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --ignore=tests/test_book.py -p no:cacheprovider -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check code tests
+	$(BIN)/ruff check code tests exercises
 
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }

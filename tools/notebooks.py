@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +40,9 @@ from tools.booksite import repository_settings  # noqa: E402
 
 
 def package_version() -> str:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    """The ``version`` of ``[project]`` in pyproject.toml."""
+    project = (ROOT / "pyproject.toml").read_text().split("[project]", 1)[1].split("\n[", 1)[0]
+    return re.search(r'^version\s*=\s*"([^"]+)"', project, re.M).group(1)
 
 
 def wheel_name() -> str:

@@ -18,6 +18,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+ROOT = Path(__file__).resolve().parent.parent
+SITE_VARIABLE = "BOOK_SITE_HTML"
+
 # <link rel=...> values that make the browser fetch the target.
 LOADING_RELS = {"stylesheet", "preload", "modulepreload", "prefetch", "icon", "shortcut", "apple-touch-icon",
                 "manifest", "mask-icon", "preconnect", "dns-prefetch"}
@@ -112,20 +115,23 @@ def _local_file(html_dir: Path, page: Path, url: str) -> Path | None:
     return (html_dir / path.lstrip("/")) if path.startswith("/") else (page.parent / path).resolve()
 
 
+def css_references(text: str) -> dict[str, bool]:
+    """Every URL a stylesheet names, once each, mapped to whether it is an ``@import``."""
+    found = {m.group(2).strip(): False for m in CSS_URL.finditer(text)}
+    found.update({m.group(2).strip(): True for m in CSS_IMPORT.finditer(text)})
+    return {url: imported for url, imported in found.items() if url and not url.startswith("data:")}
+
+
 def _css_problems(html_dir: Path, css: Path, where: str, seen: set[Path]) -> list[str]:
     if css in seen:
         return []
     seen.add(css)
     text = css.read_text(encoding="utf-8", errors="replace")
     problems = []
-    imports = [m.group(2) for m in CSS_IMPORT.finditer(text)]
-    urls = [m.group(2).strip() for m in CSS_URL.finditer(text)]
-    for url in imports + urls:
-        if url.startswith("data:"):
-            continue
+    for url, imported in css_references(text).items():
         if is_external(url):
-            problems.append(f"{where}: {css.relative_to(html_dir)} loads {url}")
-        elif url in imports:
+            problems.append(f"{where}: {css.relative_to(html_dir)} {'imports' if imported else 'loads'} {url}")
+        elif imported:
             target = _local_file(html_dir, css, url)
             if target is not None and target.is_file():
                 problems += _css_problems(html_dir, target, where, seen)
@@ -175,16 +181,21 @@ def problems(html_dir: Path) -> list[str]:
         for body in parsed.inline_scripts:
             found += [f"{where}: an inline script names {url}" for url in _text_urls(body)]
         for body in parsed.inline_styles:
-            found += [f"{where}: an inline style loads {m.group(2)}" for m in CSS_URL.finditer(body)
-                      if is_external(m.group(2))]
-            found += [f"{where}: an inline style imports {m.group(2)}" for m in CSS_IMPORT.finditer(body)
-                      if is_external(m.group(2))]
+            found += [f"{where}: an inline style {'imports' if imported else 'loads'} {url}"
+                      for url, imported in css_references(body).items() if is_external(url)]
     return found
+
+
+def site_dir() -> Path:
+    """The built site the checks read: ``$BOOK_SITE_HTML``, else ``_build/html`` of the checkout."""
+    import os
+
+    return Path(os.environ.get(SITE_VARIABLE) or ROOT / "_build" / "html").resolve()
 
 
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    html_dir = Path(args[0] if args else "_build/html")
+    html_dir = Path(args[0]) if args else site_dir()
     if not (html_dir / "index.html").is_file():
         print(f"no built site in {html_dir}: run `make book` first")
         return 2

@@ -36,6 +36,7 @@ def clean_environment(venv: Path) -> dict[str, str]:
            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "JUPYTER_PATH", "BOOK_REPOSITORY_URL")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONNOUSERSITE"] = "1"
+    env["PIP_NO_INDEX"] = "1"  # everything the install cell needs is here: it must download nothing
     return env
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import booksite, notebooks, sitebuild
+from tools import booksite, notebooks, sitebuild, sitecheck
 
 PLACEHOLDER = "https://github.com/placeholder-owner/placeholder-book"
 BRANCH = "placeholder-branch"
@@ -96,3 +96,8 @@ def test_the_setting_is_read_from_the_environment():
 def test_a_repository_colab_cannot_open_is_refused(url):
     with pytest.raises(ValueError, match="GitHub repository URL"):
         booksite.repository_settings({"BOOK_REPOSITORY_URL": url})
+
+
+def test_pages_with_launch_buttons_still_load_nothing_from_another_host(with_repository):
+    problems = sitecheck.problems(with_repository)
+    assert not problems, "\n".join(problems)

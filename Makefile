@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env
+.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env wheel notebooks site-check
 
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
@@ -22,6 +22,9 @@ help:
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
 	@echo "make bench             speed: the trainer against a bare loop, runs side by side, locality measures"
 	@echo "make serve             serve _build/html on http://127.0.0.1:8000"
+	@echo "make notebooks         write notebooks/<chapter>.ipynb, each installing vitbias itself (Colab, Binder)"
+	@echo "make wheel             build the vitbias wheel the site publishes under _static/"
+	@echo "make site-check        check that no page of _build/html loads anything from another host"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"
 
@@ -37,7 +40,7 @@ $(STAMP): requirements.txt pyproject.toml
 # The executed-notebook cache keys on cell sources only. Before a build, the
 # chapters whose vitbias modules (as they import them, transitively), pinned
 # environment or profile changed are forgotten, so that exactly they re-execute.
-book: $(STAMP)
+book: $(STAMP) wheel
 	@mkdir -p _build
 	@$(BIN)/python -m tests.booktools invalidate
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
@@ -66,6 +69,20 @@ chapter: $(STAMP)
 
 reference: book
 	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
+
+# The vitbias wheel, published by the site under _static/: the launched
+# notebooks install it when no repository URL is set (tools/notebooks.py).
+wheel: $(STAMP)
+	@$(BIN)/python -m tools.notebooks --wheel _build/wheel >/dev/null
+
+# One notebook per chapter for Colab and Binder, whose first cell installs
+# vitbias from $$BOOK_REPOSITORY_URL (or the wheel). A publishing step commits
+# notebooks/ on the branch the launch buttons name ($$BOOK_BRANCH).
+notebooks: $(STAMP)
+	$(BIN)/python -m tools.notebooks --out notebooks
+
+site-check:
+	$(BIN)/python -m tools.sitecheck _build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m vitbias.bench

@@ -1,0 +1,161 @@
+"""The chapters as notebooks that run where they land (Colab, Binder, a laptop).
+
+``python -m tools.notebooks`` (``make notebooks``) writes one ``.ipynb`` per
+notebook chapter into ``notebooks/``, converted from the MyST source with
+jupytext, unexecuted. Its first cell installs what the machine lacks and
+nothing else: the book's package ``vitbias`` and ``myst-nb`` (whose ``glue``
+records the numbers the prose quotes), each only when it does not import.
+Colab has NumPy, PyTorch, timm, Matplotlib and scikit-learn, which
+``vitbias`` asks for with loose lower bounds, so pip leaves them alone.
+
+``vitbias`` comes from the repository named by ``BOOK_REPOSITORY_URL`` (at
+``BOOK_BRANCH``) when it is set, else from the wheel that ``make wheel`` builds
+and the site publishes under ``_static/``: the cell then looks for that wheel
+next to the notebook and says where to get it when it is missing.
+
+``python -m tools.notebooks --wheel DIR`` builds the wheel into ``DIR``
+instead, from a copy of the sources, so that no build files are left in the
+checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+OUT = ROOT / "notebooks"
+INSTALL_TAG = "install"
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.booksite import repository_settings  # noqa: E402
+
+
+def package_version() -> str:
+    """The ``version`` of ``[project]`` in pyproject.toml."""
+    project = (ROOT / "pyproject.toml").read_text().split("[project]", 1)[1].split("\n[", 1)[0]
+    return re.search(r'^version\s*=\s*"([^"]+)"', project, re.M).group(1)
+
+
+def wheel_name() -> str:
+    """The file name of the ``vitbias`` wheel (pure Python, any platform)."""
+    return f"vitbias-{package_version()}-py3-none-any.whl"
+
+
+def pinned(package: str) -> str:
+    """``package==version`` as requirements.txt pins it."""
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        name, _, version = line.split("#", 1)[0].strip().partition("==")
+        if re.sub(r"[-_.]+", "-", name).lower() == package and version:
+            return f"{name}=={version}"
+    raise ValueError(f"requirements.txt does not pin {package}")
+
+
+def notebook_chapters() -> list[Path]:
+    """Every chapter whose front matter names a kernel, in file-name order."""
+    chapters = []
+    for path in sorted(BOOK.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if text.startswith("---") and "kernelspec:" in text.split("\n---", 1)[0]:
+            chapters.append(path)
+    return chapters
+
+
+def install_source(repository: str = "", branch: str = "main") -> str:
+    """The first cell of every launched notebook."""
+    lines = [
+        "# Installs what this notebook needs and the machine lacks, and nothing else: the",
+        "# book's package vitbias, and myst-nb, whose glue() records the numbers the prose",
+        "# quotes. On Binder, or where both are installed already, it does nothing.",
+        "import importlib.util",
+        "import subprocess",
+        "import sys",
+    ]
+    if repository:
+        lines += [
+            "",
+            f'VITBIAS = "vitbias @ git+{repository}@{branch}"',
+        ]
+    else:
+        lines += [
+            "from pathlib import Path",
+            "",
+            "# The wheel is published in the _static/ folder of the book's site; put it next",
+            "# to this notebook (on Colab: the Files panel, Upload).",
+            f'VITBIAS = "{wheel_name()}"',
+            'if importlib.util.find_spec("vitbias") is None and not Path(VITBIAS).is_file():',
+            "    raise FileNotFoundError(",
+            '        f"{VITBIAS} is not in {Path.cwd()}: download it from the _static/ folder "',
+            '        "of the book\'s site and put it next to this notebook")',
+        ]
+    lines += [
+        f'needed = {{"vitbias": VITBIAS, "myst_nb": "{pinned("myst-nb")}"}}',
+        "missing = [spec for module, spec in needed.items() if importlib.util.find_spec(module) is None]",
+        "if missing:",
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)',
+    ]
+    return "\n".join(lines)
+
+
+def convert(chapter: Path, out_dir: Path, repository: str = "", branch: str = "main") -> Path:
+    """Write ``out_dir/<chapter>.ipynb``: the install cell, then the chapter's cells."""
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(chapter)
+    cell = nbformat.v4.new_code_cell(install_source(repository, branch), metadata={"tags": [INSTALL_TAG]})
+    nb.cells.insert(0, cell)
+    nb.metadata.pop("jupytext", None)
+    for number, each in enumerate(nb.cells):  # fixed ids: a rerun writes the same file
+        each["id"] = f"cell-{number}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{chapter.stem}.ipynb"
+    nbformat.write(nb, target)
+    return target
+
+
+def build_wheel(out_dir: Path) -> Path:
+    """Build the ``vitbias`` wheel into ``out_dir`` from a copy of the sources."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / wheel_name()
+    target.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "src"
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(ROOT / name, source / name)
+        shutil.copytree(ROOT / "code", source / "code",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                        "--wheel-dir", str(out_dir), str(source)], check=True)
+    if not target.is_file():
+        raise RuntimeError(f"pip built no {target.name} in {out_dir}")
+    return target
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the notebooks (default: notebooks/)")
+    parser.add_argument("--wheel", type=Path, metavar="DIR", help="build the vitbias wheel into DIR instead")
+    args = parser.parse_args(argv)
+    if args.wheel:
+        print(build_wheel(args.wheel))
+        return 0
+    repository, branch = repository_settings()
+    for chapter in notebook_chapters():
+        print(convert(chapter, args.out, repository, branch))
+    where = f"{repository} at {branch}" if repository else f"the wheel {wheel_name()} next to each notebook"
+    print(f"The notebooks install vitbias from {where}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,6 +8,7 @@ from torch import nn
 
 from vitbias import geometry as G
 from vitbias import symmetry as S
+from vitbias.vit import ViT, ViTConfig
 
 SEEDS = (0, 1, 2)
 
@@ -42,10 +43,15 @@ def encoder_layer(d=16, heads=4, layers=2):
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).double().eval()
 
 
+def encoder_config(d=16, P=4, C=3):
+    """Two blocks of the book's ViT, 4 heads, MLP width 2d (the image side is not used)."""
+    return ViTConfig(img_size=4 * P, patch_size=P, in_chans=C, embed_dim=d, depth=2, num_heads=4,
+                     mlp_ratio=2.0)
+
+
 def patch_encoder(seed, d=16, P=4, C=3, positions=None, attn_bias=None):
     torch.manual_seed(seed)
-    embed = nn.Conv2d(C, d, kernel_size=P, stride=P)
-    return S.PatchEncoder(embed, encoder_layer(d), positions=positions, attn_bias=attn_bias)
+    return S.PatchEncoder.from_config(encoder_config(d, P, C), positions=positions, attn_bias=attn_bias)
 
 
 # ---------------------------------------------------------------------------
@@ -251,12 +257,32 @@ def test_absolute_positions_break_even_the_whole_patch_shift_unless_all_rows_are
     assert S.equivariance_error(constant, x, (4, 4), stride=4) < 1e-12
 
 
-def test_the_fastpath_switch_is_restored_and_the_bias_gives_finite_outputs():
+def test_the_patch_encoder_is_the_vits_encoder_without_cls_on_the_grid():
+    config = encoder_config()
+    torch.manual_seed(7)
+    model = ViT(config.replace(class_token=False, pos_embed=False, pool="mean", num_classes=0)).eval()
+    encoder = patch_encoder(7).eval()
+    torch.testing.assert_close(dict(encoder.named_parameters()),
+                               {name.replace("patch_embed.proj", "embed"): p for name, p in model.named_parameters()
+                                if not name.startswith("fc_norm")}, rtol=0, atol=0)
+    x = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        tokens, _ = model.encode(x, return_attention=False)
+        assert torch.equal(G.grid_to_tokens(encoder(x)), tokens)
+
+
+def test_a_bias_inside_the_vit_gives_finite_outputs_in_evaluation_mode():
     model = patch_encoder(6, attn_bias=np.random.default_rng(6).standard_normal((4, 4)))
     with torch.no_grad():
         out = model.double().eval()(torch.randn(1, 3, 8, 8, dtype=torch.float64))
     assert torch.isfinite(out).all()
-    assert torch.backends.mha.get_fastpath_enabled()
+
+
+def test_the_fastpath_switch_is_off_inside_the_block_and_restored_after_it():
+    before = torch.backends.mha.get_fastpath_enabled()
+    with S.without_attention_fastpath():
+        assert not torch.backends.mha.get_fastpath_enabled()
+    assert torch.backends.mha.get_fastpath_enabled() == before
 
 
 def test_a_relative_bias_inside_the_vit_keeps_the_whole_patch_shifts():
@@ -395,6 +421,13 @@ def test_bad_layers_are_rejected():
         S.patch_tokens(x, np.zeros((3, 2, 4)))
     with pytest.raises(ValueError, match="taps"):
         S.binomial_blur(x, taps=2)
+
+
+def test_a_patch_encoder_needs_a_vit_config_and_vit_blocks():
+    with pytest.raises(ValueError, match="ViTConfig"):
+        S.PatchEncoder.from_config({"embed_dim": 16})
+    with pytest.raises(ValueError, match="vitbias.vit.Block"):
+        S.PatchEncoder(nn.Conv2d(3, 16, 4, stride=4), [encoder_layer()])
 
 
 def test_bad_token_arguments_are_rejected():

@@ -71,6 +71,15 @@ LAB_PINV_ERROR_TI16 = Published(
     0.37, "relative error", "patches rebuilt from pretrained ViT-Ti/16 tokens through the "
     "pseudoinverse of the embedding", "insper2026vit", "lab, 'Patch size is the whole design decision'")
 
+# The slides' hand-sized ViT (a 4 x 4 image, P = 2, d = 3), whose embedding
+# weights the slides do not print in full: P(vertical) for the bar, its jigsaw,
+# and either without positions.
+LAB_HAND_WHERE = "slides, speaker notes of the 4 x 4 simulator ('a ViT, line by line')"
+LAB_HAND_VERTICAL = {
+    name: Published(value, "probability", f"P(vertical), {name}", "insper2026vit", LAB_HAND_WHERE)
+    for name, value in (("bar", 0.436), ("jigsaw", 0.393), ("no positions", 0.414))
+}
+
 # The slides' multiply-add table for ViT-B (d = 768, 12 blocks): billions of
 # multiply-adds per image for 12 N d^2 (projections and MLP) and 2 N^2 d
 # (attention), their total, and attention's share, by image side / patch side.

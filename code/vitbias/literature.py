@@ -29,6 +29,14 @@ class Published:
 # ---------------------------------------------------------------------------
 
 
+# The textbook section the toy follows (its "A toy where you can compute what an
+# assumption is worth"): n = 32, beta = 0.3, sigma = 0.5, and the crossover
+# N* = n + 1 + sigma^2 n / beta^2, printed rounded to whole rows.
+SOURCE_TOY_CROSSOVER = Published(
+    122, "rows", "training rows at which the full linear map catches up with the convolution (rounded)",
+    "inductivebiasvit", "section 'A toy where you can compute what an assumption is worth'")
+
+
 # ---------------------------------------------------------------------------
 # Patches as tokens
 # ---------------------------------------------------------------------------

@@ -110,6 +110,16 @@ LAB_COST_TABLE = {
     )
 }
 
+# The same slide's reading of the table, and the next slide's patch sides.
+LAB_HALVING_RATIO = Published(4.5, "x", "growth of ViT-B's total multiply-adds when the patch side "
+                              "is halved from 16 to 8 at 224 px", "insper2026vit", LAB_COST_WHERE)
+LAB_CROSSOVER_TOKENS = Published(4608, "tokens", "token count at which attention costs as much as "
+                                 "the projections and MLP in ViT-B (N = 6d)", "insper2026vit", LAB_COST_WHERE)
+LAB_COMMON_PATCH_SIDES = tuple(
+    Published(side, "pixels", "a near-universal patch side since 2020", "insper2026vit",
+              "slides, 'So, in practice'")
+    for side in (14, 16))
+
 # The slides' worked resize of ViT-B/16's position table (speaker notes of the
 # slide 'A new resolution: the position table'): from the 14 x 14 grid to
 # 24 x 24, new row 6, column 10 is a weighted mean of four old cells. The

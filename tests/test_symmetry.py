@@ -233,6 +233,33 @@ def test_an_attention_bias_keeps_equivariance_for_permutations_that_fix_it(seed)
     assert gap(other_perm) > 1e-4
 
 
+@pytest.mark.parametrize("grid, delta", [((4, 4), (0, 1)), ((3, 5), (1, -2)), ((4, 3), (2, 1))])
+def test_a_plain_offset_bias_survives_a_shift_only_for_pairs_not_carried_round_the_border(grid, delta):
+    rng = np.random.default_rng(sum(grid))
+    B = S.plain_position_bias(grid, rng.standard_normal((2 * grid[0] - 1, 2 * grid[1] - 1)))
+    wrapped = S.wrapped_tokens(grid, delta, 1)
+    inside = ~wrapped[:, None] & ~wrapped[None, :]
+    moved = S.conjugate(B, S.token_permutation(grid, delta, 1))
+    assert wrapped.any() and not wrapped.all()
+    np.testing.assert_array_equal(moved[inside], B[inside])
+    assert not np.array_equal(moved, B)
+
+
+def test_a_plain_offset_bias_depends_on_the_offset_only():
+    H, W = 3, 4
+    table = np.arange((2 * H - 1) * (2 * W - 1), dtype=float).reshape(2 * H - 1, 2 * W - 1)
+    B = S.plain_position_bias((H, W), table)
+    r, c = np.divmod(np.arange(H * W), W)
+    assert B[0, W + 1] == B[1, W + 2] == table[H - 1 + 1, W - 1 + 1]   # offset (1, 1), twice
+    np.testing.assert_array_equal(B, table[r[None, :] - r[:, None] + H - 1, c[None, :] - c[:, None] + W - 1])
+
+
+def test_a_shift_by_one_patch_to_the_right_wraps_the_first_column_only():
+    wrapped = S.wrapped_tokens((3, 4), (0, 8), 8).reshape(3, 4)
+    assert wrapped[:, 0].all() and not wrapped[:, 1:].any()
+    assert not S.wrapped_tokens((3, 4), (0, 0), 8).any()
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_vit_without_positions_commutes_exactly_with_whole_patch_shifts(seed):
     model = patch_encoder(seed)
@@ -437,6 +464,8 @@ def test_bad_token_arguments_are_rejected():
         S.permutation_matrix([0, 0, 1])
     with pytest.raises(ValueError, match="grid's shape"):
         S.relative_position_bias((2, 3), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="one entry per plain offset"):
+        S.plain_position_bias((2, 3), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="for this permutation"):
         S.conjugate(np.zeros((3, 3)), [1, 0])
     with pytest.raises(ValueError, match="must divide the shift"):

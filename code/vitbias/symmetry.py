@@ -41,8 +41,10 @@ from .geometry import (
     bias_vector,
     conv2d,
     dividing_pair,
+    grid_coordinates,
     grid_to_tokens,
     image_array,
+    pairwise_offsets,
     patchify,
     relative_offsets,
     shift,
@@ -181,6 +183,36 @@ def relative_position_bias(grid, table):
         raise ValueError(f"the table must have the grid's shape {(Hp, Wp)}, got {table.shape}")
     offsets = relative_offsets((Hp, Wp))  # (N_p, N_p, 2), negative offsets index from the end
     return table[offsets[..., 0], offsets[..., 1]]
+
+
+def plain_position_bias(grid, table):
+    """An attention bias on plain offsets between patches, with no wrap-around (as Swin's).
+
+    ``table``: ``(2 H_p - 1, 2 W_p - 1)``, one entry per offset. Returns ``B`` of
+    shape ``(N_p, N_p)`` with ``B[n, m] = table[r_m - r_n + H_p - 1, c_m - c_n + W_p - 1]``.
+    A whole-patch circular shift keeps ``B[n, m]`` for the pairs of patches it
+    does not carry round the border (:func:`wrapped_tokens`), not for the others.
+    """
+    Hp, Wp = as_pair(grid, "grid")
+    table = np.asarray(table, dtype=float)
+    if table.shape != (2 * Hp - 1, 2 * Wp - 1):
+        raise ValueError(f"the table must have one entry per plain offset, shape {(2 * Hp - 1, 2 * Wp - 1)}, "
+                         f"got {table.shape}")
+    offsets = pairwise_offsets(grid_coordinates((Hp, Wp)))  # (N_p, N_p, 2), from -(side - 1) to side - 1
+    return table[offsets[..., 0] + Hp - 1, offsets[..., 1] + Wp - 1]
+
+
+def wrapped_tokens(grid, delta, patch):
+    """Which slots hold a token that the whole-patch shift ``delta`` carried round the border.
+
+    Returns a boolean array ``(N_p,)``: slot ``n`` is ``True`` when its token's
+    patch, moved by ``delta / P`` without wrapping, would leave the grid.
+    """
+    Hp, Wp = as_pair(grid, "grid")
+    perm = token_permutation((Hp, Wp), delta, patch)
+    cells = grid_coordinates((Hp, Wp))
+    step = np.array(as_pair(delta, "shift")) // patch
+    return np.any(cells != cells[perm] + step, axis=1)
 
 
 def conjugate(B, perm):

@@ -93,6 +93,13 @@ def test_window_attention_is_linear_in_tokens_and_global_attention_quadratic():
     assert cost.window_attention_macs(14, 14, d) == cost.global_attention_macs(14**2, d)
 
 
+@pytest.mark.parametrize("tokens, d, mlp_ratio", [(196, 768, 4.0), (3136, 96, 4.0), (17, 64, 2.0)])
+def test_the_projections_are_the_blocks_dense_term_without_the_mlp(tokens, d, mlp_ratio):
+    dense, _ = cost.block_macs(tokens, d, mlp_ratio)
+    hidden = int(d * mlp_ratio)
+    assert cost.projection_macs(tokens, d) == dense - 2 * tokens * d * hidden
+
+
 def test_time_forward_returns_one_positive_time_per_repeat():
     model = torch.nn.Linear(4, 4)
     seconds = cost.time_forward(model, torch.zeros(1, 4), repeats=3, warmup=1)
@@ -106,6 +113,8 @@ def test_bad_inputs_raise_value_errors():
         cost.window_attention_macs(56, 5, 96)
     with pytest.raises(ValueError, match="tokens"):
         cost.block_macs(0, 768)
+    with pytest.raises(ValueError, match="tokens"):
+        cost.projection_macs(0, 96)
     with pytest.raises(ValueError, match="ViTConfig"):
         cost.parameter_counts({"embed_dim": 768})
     with pytest.raises(ValueError, match="mlp_ratio"):

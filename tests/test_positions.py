@@ -37,6 +37,24 @@ def test_resizing_matches_timms_resample_abs_pos_embed_in_bilinear_mode(old, new
     assert torch.equal(ours[:, :prefix], table[:, :prefix])
 
 
+@pytest.mark.parametrize("new, old", [(24, 14), (14, 24), (7, 7), (5, 2), (3, 8)])
+def test_old_coordinates_are_evenly_spaced_and_symmetric_about_the_old_grids_centre(new, old):
+    x = positions.old_coordinates(new, old)
+    np.testing.assert_allclose(np.diff(x), old / new, rtol=1e-14)
+    np.testing.assert_allclose(x + x[::-1], old - 1, rtol=0, atol=1e-13)
+
+
+def test_the_bilinear_sources_read_the_old_coordinate_wherever_it_lies_inside_the_grid():
+    x = positions.old_coordinates(24, 14)
+    lower, upper, t = positions.bilinear_sources(24, 14)
+    inside = (x >= 0) & (x <= 13)
+    assert inside.sum() == 22   # the outer new cell on each side is clamped to the edge
+    np.testing.assert_allclose((lower + t)[inside], x[inside], rtol=0, atol=1e-14)
+    # new index 6 sits at old coordinate 3 + 7/24 exactly, index 10 at 5 + 5/8
+    assert Fraction(x[6]).limit_denominator(1000) == 3 + Fraction(7, 24)
+    assert Fraction(x[10]).limit_denominator(1000) == 5 + Fraction(5, 8)
+
+
 def test_new_row_6_column_10_of_a_14_to_24_resize_averages_four_cells_with_weights_27_44_11_18():
     rows, cols, weights = positions.four_weights(6, 10, old_grid=14, new_grid=24)
     assert rows == (3, 4) and cols == (5, 6)
@@ -113,5 +131,7 @@ def test_bad_inputs_raise_value_errors():
         positions.rope_angles(np.arange(3), np.arange(4), 8)
     with pytest.raises(ValueError, match="new_size"):
         positions.interpolation_matrix(0, 14)
+    with pytest.raises(ValueError, match="old_size"):
+        positions.old_coordinates(24, 0)
     with pytest.raises(ValueError, match="scores"):
         positions.spread_by_offset(np.zeros((3, 4)), np.arange(3), np.arange(3))

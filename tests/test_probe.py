@@ -50,6 +50,28 @@ def test_the_full_profile_without_cached_weights_says_what_is_missing(tmp_path, 
         probe.prior_bought_elsewhere(profile.budget("full"))
 
 
+def test_the_full_profiles_random_twin_is_our_vit_with_the_tensors_timm_draws_after_the_seed(monkeypatch):
+    import timm
+
+    from vitbias import vit
+
+    budget = profile.budget("full")
+
+    def stand_in(num_classes=0):   # the cached ImageNet-21k weights, replaced by random ones
+        model = vit.from_timm(timm.create_model("vit_tiny_patch16_224", pretrained=False,
+                                                num_classes=num_classes))
+        model.pretrained_cfg = {"mean": (0.5,) * 3, "std": (0.5,) * 3}
+        return model
+
+    monkeypatch.setattr(models, "pretrained_vit_tiny", stand_in)
+    pretrained, random, options = probe.prior_bought_elsewhere(budget)
+    assert isinstance(random, vit.ViT) and random.config == pretrained.config
+    torch.manual_seed(budget.seeds[0])
+    theirs = timm.create_model(budget.pretrain["timm"], pretrained=False, num_classes=0)
+    torch.testing.assert_close(random.state_dict(), theirs.state_dict(), rtol=0, atol=0)
+    assert options == {"image_size": budget.pretrain["image_size"], "mean": (0.5,) * 3, "std": (0.5,) * 3}
+
+
 def test_unknown_profiles_have_no_budget():
     with pytest.raises(ValueError, match="no budget"):
         profile.budget("huge")

@@ -8,6 +8,7 @@ from torch import nn
 
 from vitbias import geometry as G
 from vitbias import symmetry as S
+from vitbias.vit import ViT, ViTConfig
 
 SEEDS = (0, 1, 2)
 
@@ -42,10 +43,15 @@ def encoder_layer(d=16, heads=4, layers=2):
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).double().eval()
 
 
+def encoder_config(d=16, P=4, C=3):
+    """Two blocks of the book's ViT, 4 heads, MLP width 2d (the image side is not used)."""
+    return ViTConfig(img_size=4 * P, patch_size=P, in_chans=C, embed_dim=d, depth=2, num_heads=4,
+                     mlp_ratio=2.0)
+
+
 def patch_encoder(seed, d=16, P=4, C=3, positions=None, attn_bias=None):
     torch.manual_seed(seed)
-    embed = nn.Conv2d(C, d, kernel_size=P, stride=P)
-    return S.PatchEncoder(embed, encoder_layer(d), positions=positions, attn_bias=attn_bias)
+    return S.PatchEncoder.from_config(encoder_config(d, P, C), positions=positions, attn_bias=attn_bias)
 
 
 # ---------------------------------------------------------------------------
@@ -227,6 +233,33 @@ def test_an_attention_bias_keeps_equivariance_for_permutations_that_fix_it(seed)
     assert gap(other_perm) > 1e-4
 
 
+@pytest.mark.parametrize("grid, delta", [((4, 4), (0, 1)), ((3, 5), (1, -2)), ((4, 3), (2, 1))])
+def test_a_plain_offset_bias_survives_a_shift_only_for_pairs_not_carried_round_the_border(grid, delta):
+    rng = np.random.default_rng(sum(grid))
+    B = S.plain_position_bias(grid, rng.standard_normal((2 * grid[0] - 1, 2 * grid[1] - 1)))
+    wrapped = S.wrapped_tokens(grid, delta, 1)
+    inside = ~wrapped[:, None] & ~wrapped[None, :]
+    moved = S.conjugate(B, S.token_permutation(grid, delta, 1))
+    assert wrapped.any() and not wrapped.all()
+    np.testing.assert_array_equal(moved[inside], B[inside])
+    assert not np.array_equal(moved, B)
+
+
+def test_a_plain_offset_bias_depends_on_the_offset_only():
+    H, W = 3, 4
+    table = np.arange((2 * H - 1) * (2 * W - 1), dtype=float).reshape(2 * H - 1, 2 * W - 1)
+    B = S.plain_position_bias((H, W), table)
+    r, c = np.divmod(np.arange(H * W), W)
+    assert B[0, W + 1] == B[1, W + 2] == table[H - 1 + 1, W - 1 + 1]   # offset (1, 1), twice
+    np.testing.assert_array_equal(B, table[r[None, :] - r[:, None] + H - 1, c[None, :] - c[:, None] + W - 1])
+
+
+def test_a_shift_by_one_patch_to_the_right_wraps_the_first_column_only():
+    wrapped = S.wrapped_tokens((3, 4), (0, 8), 8).reshape(3, 4)
+    assert wrapped[:, 0].all() and not wrapped[:, 1:].any()
+    assert not S.wrapped_tokens((3, 4), (0, 0), 8).any()
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_vit_without_positions_commutes_exactly_with_whole_patch_shifts(seed):
     model = patch_encoder(seed)
@@ -251,12 +284,32 @@ def test_absolute_positions_break_even_the_whole_patch_shift_unless_all_rows_are
     assert S.equivariance_error(constant, x, (4, 4), stride=4) < 1e-12
 
 
-def test_the_fastpath_switch_is_restored_and_the_bias_gives_finite_outputs():
+def test_the_patch_encoder_is_the_vits_encoder_without_cls_on_the_grid():
+    config = encoder_config()
+    torch.manual_seed(7)
+    model = ViT(config.replace(class_token=False, pos_embed=False, pool="mean", num_classes=0)).eval()
+    encoder = patch_encoder(7).eval()
+    torch.testing.assert_close(dict(encoder.named_parameters()),
+                               {name.replace("patch_embed.proj", "embed"): p for name, p in model.named_parameters()
+                                if not name.startswith("fc_norm")}, rtol=0, atol=0)
+    x = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        tokens, _ = model.encode(x, return_attention=False)
+        assert torch.equal(G.grid_to_tokens(encoder(x)), tokens)
+
+
+def test_a_bias_inside_the_vit_gives_finite_outputs_in_evaluation_mode():
     model = patch_encoder(6, attn_bias=np.random.default_rng(6).standard_normal((4, 4)))
     with torch.no_grad():
         out = model.double().eval()(torch.randn(1, 3, 8, 8, dtype=torch.float64))
     assert torch.isfinite(out).all()
-    assert torch.backends.mha.get_fastpath_enabled()
+
+
+def test_the_fastpath_switch_is_off_inside_the_block_and_restored_after_it():
+    before = torch.backends.mha.get_fastpath_enabled()
+    with S.without_attention_fastpath():
+        assert not torch.backends.mha.get_fastpath_enabled()
+    assert torch.backends.mha.get_fastpath_enabled() == before
 
 
 def test_a_relative_bias_inside_the_vit_keeps_the_whole_patch_shifts():
@@ -397,6 +450,13 @@ def test_bad_layers_are_rejected():
         S.binomial_blur(x, taps=2)
 
 
+def test_a_patch_encoder_needs_a_vit_config_and_vit_blocks():
+    with pytest.raises(ValueError, match="ViTConfig"):
+        S.PatchEncoder.from_config({"embed_dim": 16})
+    with pytest.raises(ValueError, match="vitbias.vit.Block"):
+        S.PatchEncoder(nn.Conv2d(3, 16, 4, stride=4), [encoder_layer()])
+
+
 def test_bad_token_arguments_are_rejected():
     with pytest.raises(ValueError, match="not a whole number"):
         S.token_permutation((2, 2), (0, 3), 8)
@@ -404,6 +464,8 @@ def test_bad_token_arguments_are_rejected():
         S.permutation_matrix([0, 0, 1])
     with pytest.raises(ValueError, match="grid's shape"):
         S.relative_position_bias((2, 3), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="one entry per plain offset"):
+        S.plain_position_bias((2, 3), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="for this permutation"):
         S.conjugate(np.zeros((3, 3)), [1, 0])
     with pytest.raises(ValueError, match="must divide the shift"):

@@ -84,6 +84,32 @@ def test_shared_weights_are_worth_about_n_squared_over_k_rows():
     assert toy.least_squares_excess(exact.sigma, exact.n, M) == pytest.approx(expected, rel=1e-12)
 
 
+def two_draws(means, half_gaps):
+    """(len, 2) draws m - e and m + e: mean m, standard error e exactly."""
+    means, half_gaps = np.asarray(means, float), np.asarray(half_gaps, float)
+    return np.stack([means - half_gaps, means + half_gaps], axis=1)
+
+
+def test_the_crossover_spread_is_the_differences_standard_error_over_its_slope_per_row():
+    N = np.array([10, 20, 30])
+    sim = toy.ToySimulation(toy=toy.Toy(), N=N, full=two_draws([3.0, 2.0, 1.0], [0.3] * 3),
+                            conv=two_draws([1.0, 2.0, 3.0], [0.4] * 3))
+    # the difference falls by 2 every 10 rows (slope 0.2 per row); its standard error is hypot(0.3, 0.4)
+    assert sim.crossover_spread(near=20) == pytest.approx(0.5 / 0.2, rel=1e-12)
+    assert sim.crossover_spread(near=15) == pytest.approx(0.5 / 0.2, rel=1e-12)
+    with pytest.raises(ValueError, match="inside the grid"):
+        sim.crossover_spread(near=40)
+
+
+def test_the_deviation_from_prediction_counts_standard_errors_off_the_formulas():
+    T, N = toy.Toy(), np.array([40, 100, 400])
+    full, conv = toy.predicted_full_error(T, N), toy.predicted_conv_error(T, N)
+    on_the_lines = toy.ToySimulation(T, N, two_draws(full, [0.1] * 3), two_draws(conv, [0.1] * 3))
+    assert on_the_lines.deviation_from_prediction() == pytest.approx(0.0, abs=1e-12)
+    off = toy.ToySimulation(T, N, two_draws(full + [0, 0.3, 0], [0.1] * 3), two_draws(conv, [0.1] * 3))
+    assert off.deviation_from_prediction() == pytest.approx(3.0, rel=1e-9)
+
+
 def test_crossing_point_interpolates_in_log_N():
     N = np.array([10.0, 100.0])
     assert toy.crossing_point(N, [2.0, 0.0], [1.0, 1.0]) == pytest.approx(np.sqrt(1000.0))

@@ -169,6 +169,16 @@ def global_attention_macs(tokens: int, d: int) -> int:
     return 2 * N * N * d
 
 
+def projection_macs(tokens: int, d: int) -> int:
+    """The query, key, value and output projections of ``N`` tokens of width ``d``: ``4 N d^2``.
+
+    The term that global and windowed attention share (Swin's ``4 h w C^2``,
+    Liu et al. 2021, Eqs. 1-2).
+    """
+    N, d = positive_int("tokens", tokens), positive_int("d", d)
+    return 4 * N * d * d
+
+
 def window_attention_macs(grid: int, window: int, d: int) -> int:
     """The same inside non-overlapping ``M x M`` windows of a ``grid x grid`` map: ``2 M^2 N d``.
 

@@ -29,6 +29,14 @@ class Published:
 # ---------------------------------------------------------------------------
 
 
+# The textbook section the toy follows (its "A toy where you can compute what an
+# assumption is worth"): n = 32, beta = 0.3, sigma = 0.5, and the crossover
+# N* = n + 1 + sigma^2 n / beta^2, printed rounded to whole rows.
+SOURCE_TOY_CROSSOVER = Published(
+    122, "rows", "training rows at which the full linear map catches up with the convolution (rounded)",
+    "inductivebiasvit", "section 'A toy where you can compute what an assumption is worth'")
+
+
 # ---------------------------------------------------------------------------
 # Patches as tokens
 # ---------------------------------------------------------------------------
@@ -70,6 +78,60 @@ LAB_TWO_WAYS = Published(
 LAB_PINV_ERROR_TI16 = Published(
     0.37, "relative error", "patches rebuilt from pretrained ViT-Ti/16 tokens through the "
     "pseudoinverse of the embedding", "insper2026vit", "lab, 'Patch size is the whole design decision'")
+
+# The slides' hand-sized ViT (a 4 x 4 image, P = 2, d = 3), whose embedding
+# weights the slides do not print in full: P(vertical) for the bar, its jigsaw,
+# and either without positions.
+LAB_HAND_WHERE = "slides, speaker notes of the 4 x 4 simulator ('a ViT, line by line')"
+LAB_HAND_VERTICAL = {
+    name: Published(value, "probability", f"P(vertical), {name}", "insper2026vit", LAB_HAND_WHERE)
+    for name, value in (("bar", 0.436), ("jigsaw", 0.393), ("no positions", 0.414))
+}
+
+# The slides' multiply-add table for ViT-B (d = 768, 12 blocks): billions of
+# multiply-adds per image for 12 N d^2 (projections and MLP) and 2 N^2 d
+# (attention), their total, and attention's share, by image side / patch side.
+LAB_COST_WHERE = "slides, 'The price of a token · answer'"
+LAB_COST_TABLE = {
+    (image, patch): {
+        "dense": Published(dense, "G multiply-adds", f"ViT-B at {image} px, patch {patch}: 12 N d^2",
+                           "insper2026vit", LAB_COST_WHERE),
+        "attention": Published(attention, "G multiply-adds", f"ViT-B at {image} px, patch {patch}: "
+                               "2 N^2 d", "insper2026vit", LAB_COST_WHERE),
+        "total": Published(total, "G multiply-adds", f"ViT-B at {image} px, patch {patch}: both terms",
+                           "insper2026vit", LAB_COST_WHERE),
+        "share": Published(share, "%", f"ViT-B at {image} px, patch {patch}: attention's share",
+                           "insper2026vit", LAB_COST_WHERE),
+    }
+    for image, patch, dense, attention, total, share in (
+        (224, 16, 16.65, 0.71, 17.36, 4),
+        (224, 8, 66.59, 11.33, 77.92, 15),
+        (448, 8, 266.36, 181.27, 447.62, 40),
+    )
+}
+
+# The same slide's reading of the table, and the next slide's patch sides.
+LAB_HALVING_RATIO = Published(4.5, "x", "growth of ViT-B's total multiply-adds when the patch side "
+                              "is halved from 16 to 8 at 224 px", "insper2026vit", LAB_COST_WHERE)
+LAB_CROSSOVER_TOKENS = Published(4608, "tokens", "token count at which attention costs as much as "
+                                 "the projections and MLP in ViT-B (N = 6d)", "insper2026vit", LAB_COST_WHERE)
+LAB_COMMON_PATCH_SIDES = tuple(
+    Published(side, "pixels", "a near-universal patch side since 2020", "insper2026vit",
+              "slides, 'So, in practice'")
+    for side in (14, 16))
+
+# The slides' worked resize of ViT-B/16's position table (speaker notes of the
+# slide 'A new resolution: the position table'): from the 14 x 14 grid to
+# 24 x 24, new row 6, column 10 is a weighted mean of four old cells. The
+# weights, two decimals, rows by columns of the 2 x 2 block of old cells.
+LAB_RESIZE_CELL = (6, 10)
+LAB_RESIZE_GRIDS = (14, 24)
+LAB_RESIZE_WEIGHTS = tuple(
+    tuple(Published(w, "weight", f"weight of old cell ({i}, {j}) of the 2 x 2 block that new row 6, "
+                    "column 10 of a 14 -> 24 resize averages", "insper2026vit",
+                    "slides, 'A new resolution: the position table', speaker notes")
+          for j, w in enumerate(row))
+    for i, row in enumerate(((0.27, 0.44), (0.11, 0.18))))
 
 
 
@@ -252,3 +314,25 @@ LAB_UNIFORM_DISTANCE = Published(
 
 # The chapter quotes no figure from Cordonnier, Loukas and Jaggi's experiments
 # (ICLR 2020, Section 4): their trained heads are described in words only.
+
+# The textbook section this chapter follows (seed text, "Attention can compute
+# any convolution"): one 1-D head aimed at offset +1, scored -alpha (delta - 1)^2.
+SOURCE_WHERE = "section 'Attention can compute any convolution'"
+SOURCE_HEAD_TARGET_SOFT = Published(
+    0.79, "attention weight", "the target's weight at alpha = 2 (two decimals)",
+    "inductivebiasvit", SOURCE_WHERE)
+SOURCE_HEAD_NEIGHBOUR_SOFT = Published(
+    0.11, "attention weight", "each neighbour's weight at alpha = 2 (two decimals)",
+    "inductivebiasvit", SOURCE_WHERE)
+SOURCE_HEAD_TARGET_SHARP = Published(
+    0.99991, "attention weight", "the target's weight at alpha = 10 (five decimals)",
+    "inductivebiasvit", SOURCE_WHERE)
+SOURCE_FLOAT32_ALPHA = Published(
+    18, "sharpness", "'about 18': the alpha at which float32 no longer sees the off-target weights",
+    "inductivebiasvit", SOURCE_WHERE)
+# "ViT-B has 12 heads of width 64, so the construction fits at most a 3 by 3
+# convolution (nine heads) with 64 output channels into one of its layers."
+SOURCE_VITB_KERNEL = Published(3, "pixels", "side of the largest convolution one ViT-B layer holds",
+                               "inductivebiasvit", SOURCE_WHERE)
+SOURCE_VITB_CHANNELS = Published(64, "channels", "output channels of that convolution",
+                                 "inductivebiasvit", SOURCE_WHERE)

@@ -24,18 +24,28 @@ from .geometry import pairwise_offsets, positive_int
 # ---------------------------------------------------------------------------
 
 
+def old_coordinates(new_size: int, old_size: int) -> np.ndarray:
+    """Where each new index sits on the old grid, pixel centres aligned: ``(i + 1/2) old/new - 1/2``.
+
+    PyTorch's ``align_corners=False``: the first and last new cells keep the
+    old grid's outer edges, so the coordinates are spaced ``old/new`` apart
+    and symmetric about the old grid's centre. Unclamped: near the border a
+    coordinate can fall outside ``[0, old - 1]``. Returns an array of length
+    ``new_size``.
+    """
+    new_size, old_size = positive_int("new_size", new_size), positive_int("old_size", old_size)
+    return (np.arange(new_size) + 0.5) * old_size / new_size - 0.5
+
+
 def bilinear_sources(new_size: int, old_size: int):
     """For each new index, the two old indices it reads and the weight of the second.
 
-    Pixel centres are aligned (PyTorch's ``align_corners=False``): new index
-    ``i`` sits at old coordinate ``x = (i + 1/2) old/new - 1/2``, clamped to
-    ``[0, old - 1]``; it reads ``floor(x)`` with weight ``1 - t`` and the next
-    index with weight ``t = x - floor(x)``. Returns ``(lower, upper, t)``,
-    arrays of length ``new_size``.
+    New index ``i`` sits at old coordinate ``x`` (:func:`old_coordinates`),
+    clamped to ``[0, old - 1]``; it reads ``floor(x)`` with weight ``1 - t``
+    and the next index with weight ``t = x - floor(x)``. Returns
+    ``(lower, upper, t)``, arrays of length ``new_size``.
     """
-    new_size, old_size = positive_int("new_size", new_size), positive_int("old_size", old_size)
-    x = (np.arange(new_size) + 0.5) * old_size / new_size - 0.5
-    x = np.clip(x, 0.0, old_size - 1)
+    x = np.clip(old_coordinates(new_size, old_size), 0.0, old_size - 1)
     lower = np.floor(x).astype(int)
     upper = np.minimum(lower + 1, old_size - 1)
     return lower, upper, x - lower

@@ -21,6 +21,7 @@ from torch import nn
 from .data import ImageSet
 from .models import features as _features
 from .profile import device as default_device
+from .vit import ViT
 
 
 @torch.no_grad()
@@ -67,17 +68,18 @@ def prior_bought_elsewhere(budget):
     keyword arguments of :func:`extract_features` (resolution, standardisation).
     Quick profile: a TinyViT pretrained by :func:`vitbias.runs.run` on other
     generated labels. Full profile: timm's ViT-Ti/16 (ImageNet-21k) from the
-    local cache, at 224 px.
+    local cache, at 224 px, copied into :class:`vitbias.vit.ViT`; the random
+    twin is a ``ViT`` of the same configuration drawn after the budget's first
+    seed (the tensors timm would draw for that model after that seed), as the
+    quick profile's twin is drawn after its pretraining run's seed.
     """
     from . import models as _models
     from . import runs as _runs
 
     if "timm" in budget.pretrain:
-        import timm
-
         pretrained = _models.pretrained_vit_tiny(num_classes=0)
-        torch.manual_seed(budget.train["seed"])
-        random = timm.create_model(budget.pretrain["timm"], pretrained=False, num_classes=0)
+        torch.manual_seed(budget.seeds[0])
+        random = ViT(pretrained.config)
         size = budget.pretrain["image_size"]
         cfg = pretrained.pretrained_cfg
         return pretrained, random, {"image_size": size, "mean": cfg["mean"], "std": cfg["std"]}

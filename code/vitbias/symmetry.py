@@ -41,13 +41,16 @@ from .geometry import (
     bias_vector,
     conv2d,
     dividing_pair,
+    grid_coordinates,
     grid_to_tokens,
     image_array,
+    pairwise_offsets,
     patchify,
     relative_offsets,
     shift,
     tokens_to_grid,
 )
+from .vit import Block, ViT, ViTConfig
 
 _shift = shift  # for functions whose argument is called ``shift``
 
@@ -182,6 +185,36 @@ def relative_position_bias(grid, table):
     return table[offsets[..., 0], offsets[..., 1]]
 
 
+def plain_position_bias(grid, table):
+    """An attention bias on plain offsets between patches, with no wrap-around (as Swin's).
+
+    ``table``: ``(2 H_p - 1, 2 W_p - 1)``, one entry per offset. Returns ``B`` of
+    shape ``(N_p, N_p)`` with ``B[n, m] = table[r_m - r_n + H_p - 1, c_m - c_n + W_p - 1]``.
+    A whole-patch circular shift keeps ``B[n, m]`` for the pairs of patches it
+    does not carry round the border (:func:`wrapped_tokens`), not for the others.
+    """
+    Hp, Wp = as_pair(grid, "grid")
+    table = np.asarray(table, dtype=float)
+    if table.shape != (2 * Hp - 1, 2 * Wp - 1):
+        raise ValueError(f"the table must have one entry per plain offset, shape {(2 * Hp - 1, 2 * Wp - 1)}, "
+                         f"got {table.shape}")
+    offsets = pairwise_offsets(grid_coordinates((Hp, Wp)))  # (N_p, N_p, 2), from -(side - 1) to side - 1
+    return table[offsets[..., 0] + Hp - 1, offsets[..., 1] + Wp - 1]
+
+
+def wrapped_tokens(grid, delta, patch):
+    """Which slots hold a token that the whole-patch shift ``delta`` carried round the border.
+
+    Returns a boolean array ``(N_p,)``: slot ``n`` is ``True`` when its token's
+    patch, moved by ``delta / P`` without wrapping, would leave the grid.
+    """
+    Hp, Wp = as_pair(grid, "grid")
+    perm = token_permutation((Hp, Wp), delta, patch)
+    cells = grid_coordinates((Hp, Wp))
+    step = np.array(as_pair(delta, "shift")) // patch
+    return np.any(cells != cells[perm] + step, axis=1)
+
+
 def conjugate(B, perm):
     """``Pi B Pi^T`` for the permutation ``perm`` (``Pi @ X == X[perm]``): ``B[perm][:, perm]``."""
     B = np.asarray(B)
@@ -192,41 +225,50 @@ def conjugate(B, perm):
 
 
 # ---------------------------------------------------------------------------
-# A ViT-style stack built from PyTorch's own modules
+# The book's ViT as a map from images to a grid of tokens
 # ---------------------------------------------------------------------------
 
 
 class PatchEncoder(nn.Module):
-    """A patch embedding, optional absolute positions and a Transformer encoder.
+    """A patch embedding, optional absolute positions and blocks of the book's ViT.
 
     ``embed`` maps ``(B, C, H, W)`` to ``(B, d, H_p, W_p)`` (a ``Conv2d`` with
     kernel = stride = ``P``); its output is flattened to tokens ``(B, N_p, d)``
     in raster order, ``positions`` (``(N_p, d)``, or ``None``) are added, and
-    ``encoder`` (a batch-first ``nn.TransformerEncoder``) runs on the tokens,
-    with ``attn_bias`` (``(N_p, N_p)``, or ``None``) added to every head's
-    attention scores. The output tokens are laid back on the grid,
-    ``(B, d, H_p, W_p)``, so that shifts act on them as on a feature map.
-    The bias is applied with PyTorch's inference fast path switched off
-    (:func:`without_attention_fastpath`).
+    ``blocks`` (:class:`vitbias.vit.Block`, pre-norm) run on the tokens, with
+    ``attn_bias`` (``(N_p, N_p)``, or ``None``) added to every head's attention
+    scores (:func:`vitbias.vit.attention_bias`). The output tokens are laid
+    back on the grid, ``(B, d, H_p, W_p)``, so that shifts act on them as on
+    a feature map. This is :class:`vitbias.vit.ViT` without [CLS], final norm
+    and head, on images of any size the patch divides.
     """
 
-    def __init__(self, embed: nn.Module, encoder: nn.Module, positions=None, attn_bias=None):
+    def __init__(self, embed: nn.Module, blocks, positions=None, attn_bias=None):
         super().__init__()
         self.embed = embed
-        self.encoder = encoder
+        self.blocks = blocks if isinstance(blocks, nn.ModuleList) else nn.ModuleList(blocks)
+        if not all(isinstance(block, Block) for block in self.blocks):
+            raise ValueError("blocks must be vitbias.vit.Block modules")
         self.positions = None if positions is None else nn.Parameter(torch.as_tensor(positions))
         self.register_buffer("attn_bias", None if attn_bias is None else torch.as_tensor(attn_bias))
+
+    @classmethod
+    def from_config(cls, config: ViTConfig, positions=None, attn_bias=None) -> PatchEncoder:
+        """The patch embedding and blocks of ``ViT(config)``, built and initialised as the ViT builds them."""
+        if not isinstance(config, ViTConfig):
+            raise ValueError(f"expected a ViTConfig, got {type(config).__name__}")
+        model = ViT(config.replace(class_token=False, reg_tokens=0, pos_embed=False, pool="mean",
+                                   num_classes=0))
+        return cls(model.patch_embed.proj, model.blocks, positions, attn_bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         grid = self.embed(x)  # (B, d, H_p, W_p)
         tokens = grid_to_tokens(grid)  # (B, N_p, d)
         if self.positions is not None:
             tokens = tokens + self.positions
-        if self.attn_bias is None:
-            tokens = self.encoder(tokens)
-        else:
-            with without_attention_fastpath():
-                tokens = self.encoder(tokens, mask=self.attn_bias.to(tokens.dtype))
+        bias = None if self.attn_bias is None else self.attn_bias.to(tokens.dtype)
+        for block in self.blocks:
+            tokens, _ = block(tokens, bias)
         return tokens_to_grid(tokens, grid.shape[-2:])
 
 

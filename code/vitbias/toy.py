@@ -259,6 +259,30 @@ class ToySimulation:
         errors = {"full": self.full, "conv": self.conv}[which]
         return errors.std(axis=1, ddof=1) / np.sqrt(errors.shape[1])
 
+    def crossover_spread(self, near: float) -> float:
+        """Rows by which Monte Carlo error alone can move a crossing near ``near``.
+
+        The standard error of the difference of the two curves on the grid
+        step around ``near`` (the larger of its two ends), divided by the
+        difference's slope in error per row on that step.
+        """
+        i = int(np.searchsorted(self.N, near))
+        if not 0 < i < len(self.N):
+            raise ValueError(f"near = {near!r} must lie inside the grid, [{self.N[0]}, {self.N[-1]}]")
+        diff_se = np.hypot(self.standard_error("full"), self.standard_error("conv"))[i - 1 : i + 1].max()
+        slope = np.abs(np.diff(self.full_mean - self.conv_mean)[i - 1] / np.diff(self.N)[i - 1])
+        return float(diff_se / slope)
+
+    def deviation_from_prediction(self) -> float:
+        """The largest distance of a simulated mean from its predicted curve, in standard errors.
+
+        Over both models and every ``N``: :func:`predicted_full_error` (exact in
+        expectation) and :func:`predicted_conv_error` (the large-``N`` approximation).
+        """
+        full = np.abs(self.full_mean - predicted_full_error(self.toy, self.N)) / self.standard_error("full")
+        conv = np.abs(self.conv_mean - predicted_conv_error(self.toy, self.N)) / self.standard_error("conv")
+        return float(max(np.max(full), np.max(conv)))
+
 
 def log_spaced_rows(toy: Toy, largest: int = 4000, count: int = 24) -> np.ndarray:
     """Integer row counts, log-spaced from just above ``n + 1`` to ``largest``."""

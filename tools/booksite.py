@@ -1,4 +1,4 @@
-"""The published site: launch buttons, MathJax from ``_static/``, no Thebe, the package's wheel.
+"""The published site: launch buttons, MathJax and plotly.js from ``_static/``, no Thebe, the package's wheel.
 
 A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
 
@@ -12,6 +12,10 @@ A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
   ``sphinx-mathjax-offline`` and is served from ``_static/mathjax/``; Thebe,
   which Jupyter Book always loads and which would fetch its library from a
   CDN, is switched off (the launch buttons take its place).
+- **Interactive figures.** plotly.js, from the pinned ``plotly`` package, is
+  copied to ``_static/plotly/plotly.min.js`` and loaded once by each page
+  that holds an interactive figure (a ``<div class="vitbias-plotly">``, which
+  ``vitbias.figures.interactive`` writes); other pages do not load it.
 - **The wheel.** The ``vitbias`` wheel that ``make wheel`` builds in
   ``_build/wheel/`` is published under ``_static/``, for the launched
   notebooks' install cell when no repository is set.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import quote
@@ -34,6 +39,10 @@ COLAB = "https://colab.research.google.com"
 BINDER = "https://mybinder.org"
 MATHJAX_PACKAGE = "sphinx-mathjax-offline"
 MATHJAX_SCRIPT = "mathjax/tex-mml-chtml.js"
+PLOTLY_PACKAGE = "plotly"
+PLOTLY_SCRIPT = "plotly/plotly.min.js"
+# The class of the <div> an interactive figure is drawn into (vitbias.figures.interactive.MARKER).
+WIDGET_MARKER = "vitbias-plotly"
 
 _GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
@@ -91,6 +100,20 @@ def mathjax_static_dir() -> Path:
     return folder
 
 
+def plotly_script() -> Path:
+    """plotly.js as the pinned ``plotly`` package ships it (``package_data/plotly.min.js``)."""
+    try:
+        dist = metadata.distribution(PLOTLY_PACKAGE)
+    except metadata.PackageNotFoundError:
+        dist = None
+    script = Path(dist.locate_file("plotly/package_data/plotly.min.js")) if dist else None
+    if script is None or not script.is_file():
+        raise RuntimeError(
+            f"the interactive figures load plotly.js from _static/, copied from the pinned package "
+            f"{PLOTLY_PACKAGE} (requirements.txt), which is not installed here: run `make env`")
+    return script
+
+
 def _switch_off_thebe(app) -> None:
     """Drop what sphinx-thebe adds to every page: a script that loads Thebe from unpkg."""
     for listeners in app.events.listeners.values():
@@ -107,6 +130,7 @@ def _config_inited(app, config) -> None:
     try:
         config.book_repository_url, config.book_branch = repository_settings()
         static = mathjax_static_dir()
+        plotly_script()
     except (ValueError, RuntimeError) as error:
         raise ExtensionError(str(error)) from error
     config.mathjax_path = MATHJAX_SCRIPT
@@ -135,6 +159,22 @@ def _add_launch_buttons(app, pagename, templatename, context, doctree) -> None:
         "buttons": buttons, "label": "launch-buttons"})
 
 
+def _load_plotly_where_needed(app, pagename, templatename, context, doctree) -> None:
+    """Add ``_static/plotly/plotly.min.js`` to this page only, when it holds an interactive figure."""
+    if f'class="{WIDGET_MARKER}"' in context.get("body", ""):
+        app.add_js_file(PLOTLY_SCRIPT)
+
+
+def _copy_plotly(app, exception) -> None:
+    """Put plotly.js under ``_static/`` of an HTML build (once; it is the same file every time)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    source, target = plotly_script(), Path(app.outdir) / "_static" / PLOTLY_SCRIPT
+    if not target.is_file() or target.stat().st_size != source.stat().st_size:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+
+
 def setup(app):
     # Read from the environment; rebuild="html" rewrites every page when they change.
     app.add_config_value("book_repository_url", "", "html", types=[str])
@@ -142,4 +182,6 @@ def setup(app):
     app.connect("config-inited", _config_inited, priority=900)
     # After the theme has made the page's header buttons (its handlers run at 501).
     app.connect("html-page-context", _add_launch_buttons, priority=510)
+    app.connect("html-page-context", _load_plotly_where_needed)
+    app.connect("build-finished", _copy_plotly)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

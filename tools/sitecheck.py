@@ -50,6 +50,13 @@ NOT_FETCHED = {
         ("https://cdn.jsdelivr.net/npm/wicked-good-xpath@",
          "an XPath polyfill loaded only where document.evaluate is missing (Internet Explorer)"),
     ),
+    "_static/plotly/": (
+        ("https://cdn.plot.ly/un/",
+         "the default topojsonURL, fetched only by geographic traces (scattergeo, choropleth), which no "
+         "figure of the book uses (tests/test_interactive.py checks the trace types)"),
+        ("https://cdn.jsdelivr.net/npm/@mapbox/maki@",
+         "icons for map traces (scattermap), which no figure of the book uses"),
+    ),
 }
 
 URL_IN_TEXT = re.compile(r"""(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s"'`)<>\\]*""")

@@ -264,6 +264,29 @@ def patch_size_slider(patches=(8, 14, 16, 28, 32), config: vit_configs.ViTConfig
     return fig
 
 
+def patch_size_static(patches=(8, 16, 32), image: int = 224, face_radius: float = 48.0):
+    """The print version of :func:`patch_size_slider`: the face cut at a few patch sides, one panel each.
+
+    A closed matplotlib figure; each panel's title gives the tokens and the
+    face's tokens (:func:`face_tokens`).
+    """
+    import matplotlib.pyplot as plt
+
+    from .style import bare, canvas, finish
+
+    fig, axes = canvas(1, len(patches), figsize=(2.6 * len(patches), 2.9), squeeze=False)
+    for ax, P in zip(axes[0], patches):
+        covered = face_tokens(P, image, image / 2, face_radius)
+        ax.imshow(covered, cmap="Oranges", vmin=0, vmax=2.5, extent=(0, image, image, 0))
+        for edge in np.arange(0, image + 1, P):
+            ax.axhline(edge, color="white", linewidth=0.8)
+            ax.axvline(edge, color="white", linewidth=0.8)
+        ax.add_patch(plt.Circle((image / 2, image / 2), face_radius, fill=False, color="black", linewidth=1.5))
+        tokens = vit_configs.VIT_B_16.replace(img_size=image, patch_size=P).num_patches
+        bare(ax, f"P = {P}: {tokens} tokens, the face {int(covered.sum())}", fontsize=8)
+    return finish(fig)
+
+
 def position_resize(old_pattern, new_pattern) -> go.Figure:
     """A position-table pattern on the old grid (trace 0, ``(n, n)``) and resized (trace 1, ``(m, m)``).
 

@@ -50,6 +50,7 @@ TEMPLATE = "simple_white"
 # A square-root colour scale (as in the static figures), so small weights stay visible: (position, colour).
 SQRT_BLUES = [[(i / 10) ** 2, f"rgb({int(247 - 239 * i / 10)},{int(251 - 203 * i / 10)},{int(255 - 148 * i / 10)})"]
               for i in range(11)]
+CLEAR = "rgba(0,0,0,0)"   # shapes drawn as outlines only
 ANIMATE = {"frame": {"duration": 350, "redraw": True}, "transition": {"duration": 0}, "mode": "immediate"}
 
 
@@ -162,9 +163,9 @@ def attention_sharpening(alphas=(0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15
                       row=int(r) + a + 1, col=int(c) + a + 1)
         axes = {"row": int(r) + a + 1, "col": int(c) + a + 1}
         fig.add_shape(type="rect", x0=W // 2 + c - 0.5, x1=W // 2 + c + 0.5, y0=H // 2 + r - 0.5,
-                      y1=H // 2 + r + 0.5, line={"color": "darkorange", "width": 2}, **axes)
+                      y1=H // 2 + r + 0.5, line={"color": "darkorange", "width": 2}, fillcolor=CLEAR, opacity=1, **axes)
         fig.add_shape(type="circle", x0=W // 2 - 0.2, x1=W // 2 + 0.2, y0=H // 2 - 0.2, y1=H // 2 + 0.2,
-                      line={"color": "crimson", "width": 2}, **axes)
+                      line={"color": "crimson", "width": 2}, fillcolor="crimson", opacity=1, **axes)
     fig.update_xaxes(showticklabels=False, ticks="", showline=False, constrain="domain")
     fig.update_yaxes(showticklabels=False, ticks="", showline=False, autorange="reversed",
                      scaleanchor="x", constrain="domain")
@@ -237,7 +238,8 @@ def patch_size_slider(patches=(8, 14, 16, 28, 32), config: vit_configs.ViTConfig
            [("circle", r0 + dx - 7, r0 + dx + 7, r0 - 20, r0 - 6) for dx in (-18, 18)] + \
            [("rect", r0 - 20, r0 + 20, r0 + 16, r0 + 22)]
     for kind, x0, x1, y0, y1 in face:
-        fig.add_shape(type=kind, x0=x0, x1=x1, y0=y0, y1=y1, line={"color": "black", "width": 2}, row=1, col=1)
+        fig.add_shape(type=kind, x0=x0, x1=x1, y0=y0, y1=y1, line={"color": "black", "width": 2},
+                      fillcolor=CLEAR, opacity=1, row=1, col=1)
     fig.update_xaxes(range=[0, image], showticklabels=False, ticks="", constrain="domain", row=1, col=1)
     fig.update_yaxes(range=[image, 0], showticklabels=False, ticks="", scaleanchor="x", constrain="domain",
                      row=1, col=1)
@@ -247,7 +249,7 @@ def patch_size_slider(patches=(8, 14, 16, 28, 32), config: vit_configs.ViTConfig
         P, r = patches[i], rows[i]
         shape = config.replace(patch_size=P)
         kept = min(d, shape.patch_dim) / shape.patch_dim
-        return (f"P = {P}: {shape.num_patches} tokens, the face in {int(covered[i].sum())} of them; "
+        return (f"P = {P}: {shape.num_patches} tokens, the face in {int(covered[i].sum())} of them<br>"
                 f"a token keeps at most {100 * kept:.0f} % of its patch's {shape.patch_dim} numbers; "
                 f"{r.total:.1f} G multiply-adds")
 
@@ -259,7 +261,7 @@ def patch_size_slider(patches=(8, 14, 16, 28, 32), config: vit_configs.ViTConfig
     slider = _steps_slider([str(P) for P in patches], names, "patch side P = ")
     fig.update_layout(template=TEMPLATE, height=470, barmode="stack", title={"text": title(start), "font":
                                                                               {"size": 13}},
-                      legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+                      legend={"x": 0.99, "xanchor": "right", "y": 0.95, "yanchor": "top"},
                       margin={"t": 110}, sliders=[{**slider, "active": start, "pad": {"t": 30}}])
     return fig
 
@@ -392,7 +394,7 @@ def receptive_field_growth(grid: int = 14, kernel: int = 3, layers: int = 8) -> 
                              hovertemplate="row %{y}, column %{x}<extra></extra>", **scale), row=1, col=2)
     for col in (1, 2):
         fig.add_shape(type="rect", x0=centre - 0.5, x1=centre + 0.5, y0=centre - 0.5, y1=centre + 0.5,
-                      line={"color": "black", "width": 2}, row=1, col=col)
+                      line={"color": "black", "width": 2}, fillcolor=CLEAR, opacity=1, row=1, col=col)
     fig.update_xaxes(showticklabels=False, ticks="", showline=False, constrain="domain")
     fig.update_yaxes(showticklabels=False, ticks="", showline=False, autorange="reversed", constrain="domain")
     fig.update_yaxes(scaleanchor="x", row=1, col=1)

@@ -122,6 +122,16 @@ def test_every_new_cell_names_the_four_cells_and_weights_of_four_weights(resize)
     assert np.array_equal(np.round(custom[6, 10, 4:], 2), [w.value for row in lit.LAB_RESIZE_WEIGHTS for w in row])
 
 
+def test_the_example_cell_is_framed_until_the_reader_hovers_another(resize):
+    _, _, fig = resize
+    (r0, r1), (c0, c1), weights = positions.four_weights(6, 10, old_grid=14, new_grid=24)
+    boxes = [(s.y0 + 0.5, s.x0 + 0.5, s.line.width) for s in fig.layout.shapes if s.type == "rect"]
+    assert boxes == [(r, c, 1 + 4 * weights[i, k]) for i, r in enumerate((r0, r1)) for k, c in enumerate((c0, c1))]
+    circle = next(s for s in fig.layout.shapes if s.type == "circle")
+    assert (circle.xref, (circle.x0 + circle.x1) / 2, (circle.y0 + circle.y1) / 2) == ("x2", 10, 6)
+    assert fig.layout.meta["hover_boxes"] == {"trace": 1, "old": ["x", "y"], "new": ["x2", "y2"]}
+
+
 def test_the_maps_are_the_patterns_it_was_given_and_a_wrong_resize_is_refused(resize):
     old, new, fig = resize
     assert np.array_equal(np.array(fig.data[0].z), old) and np.array_equal(np.array(fig.data[1].z), new)

@@ -59,6 +59,31 @@ ANIMATE = {"frame": {"duration": 350, "redraw": True}, "transition": {"duration"
 # ---------------------------------------------------------------------------
 
 
+# For a figure whose layout.meta names ``hover_boxes`` (position_resize): hovering a cell of the
+# trace it names frames the four old cells its customdata lists, each line as thick as its weight.
+HOVER_BOXES = """  function boxes(div, meta) {
+    var box = meta && meta.hover_boxes;
+    if (!box) return;
+    div.on("plotly_hover", function (event) {
+      var p = event.points[0];
+      if (p.curveNumber !== box.trace) return;
+      Plotly.relayout(div, {shapes: cell_boxes(box, p.customdata, p.y, p.x)});
+    });
+  }
+  function cell_boxes(box, c, row, col) {
+    var cells = [[c[0], c[2], c[4]], [c[0], c[3], c[5]], [c[1], c[2], c[6]], [c[1], c[3], c[7]]];
+    var shapes = cells.map(function (s) {
+      return {type: "rect", xref: box.old[0], yref: box.old[1], x0: s[1] - 0.5, x1: s[1] + 0.5,
+              y0: s[0] - 0.5, y1: s[0] + 0.5, line: {color: "black", width: 1 + 4 * s[2]},
+              fillcolor: "rgba(0,0,0,0)"};
+    });
+    shapes.push({type: "circle", xref: box.new[0], yref: box.new[1], x0: col - 0.6, x1: col + 0.6,
+                 y0: row - 0.6, y1: row + 0.6, line: {color: "black", width: 2}, fillcolor: "rgba(0,0,0,0)"});
+    return shapes;
+  }
+"""
+
+
 class Interactive:
     """A figure as a cell output: HTML that draws it, with a static image or a sentence for elsewhere.
 
@@ -89,8 +114,9 @@ class Interactive:
                 f'    var div = document.getElementById("{self.name}");\n'
                 f"    if (!div || !window.Plotly || div.dataset.drawn) return;\n"
                 f'    div.dataset.drawn = "1"; div.innerHTML = "";\n'
-                f"    Plotly.newPlot(div, spec);\n"
+                f"    Plotly.newPlot(div, spec).then(function () {{ boxes(div, spec.layout.meta); }});\n"
                 f"  }}\n"
+                f"{HOVER_BOXES}"
                 f'  if (window.Plotly) draw(); else window.addEventListener("load", draw);\n'
                 f"}})();</script>")
 
@@ -289,11 +315,12 @@ def patch_size_static(patches=(8, 16, 32), image: int = 224, face_radius: float 
     return finish(fig)
 
 
-def position_resize(old_pattern, new_pattern) -> go.Figure:
+def position_resize(old_pattern, new_pattern, cell=(6, 10)) -> go.Figure:
     """A position-table pattern on the old grid (trace 0, ``(n, n)``) and resized (trace 1, ``(m, m)``).
 
     Hovering new cell ``(i, j)`` names the four old cells it averages and
-    their weights: its ``customdata`` is ``(r0, r1, c0, c1, w00, w01, w10,
+    their weights, and frames those cells (each frame as thick as its
+    weight; ``cell`` is framed until then): its ``customdata`` is ``(r0, r1, c0, c1, w00, w01, w10,
     w11)``, the rows and columns of :func:`vitbias.positions.bilinear_sources`
     and the outer product of their weights, as
     :func:`vitbias.positions.four_weights` gives them. ``new_pattern`` must be
@@ -328,11 +355,19 @@ def position_resize(old_pattern, new_pattern) -> go.Figure:
                        "+ %{customdata[6]:.2f} × old (%{customdata[1]}, %{customdata[2]})"
                        " + %{customdata[7]:.2f} × old (%{customdata[1]}, %{customdata[3]})<extra></extra>")),
         row=1, col=2)
+    i, j = cell
+    c = custom[i, j]
+    for r, col, weight in ((c[0], c[2], c[4]), (c[0], c[3], c[5]), (c[1], c[2], c[6]), (c[1], c[3], c[7])):
+        fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=r - 0.5, y1=r + 0.5, fillcolor=CLEAR, opacity=1,
+                      line={"color": "black", "width": 1 + 4 * weight}, row=1, col=1)
+    fig.add_shape(type="circle", x0=j - 0.6, x1=j + 0.6, y0=i - 0.6, y1=i + 0.6, fillcolor=CLEAR, opacity=1,
+                  line={"color": "black", "width": 2}, row=1, col=2)
     fig.update_xaxes(showticklabels=False, ticks="", constrain="domain")
     fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed", constrain="domain")
     fig.update_yaxes(scaleanchor="x", row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", row=1, col=2)
-    fig.update_layout(template=TEMPLATE, height=430, margin={"t": 60})
+    fig.update_layout(template=TEMPLATE, height=430, margin={"t": 60},
+                      meta={"hover_boxes": {"trace": 1, "old": ["x", "y"], "new": ["x2", "y2"]}})
     return fig
 
 

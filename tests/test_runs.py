@@ -46,7 +46,7 @@ def test_the_key_lists_every_vitbias_module_a_trained_model_imports():
 
 def test_editing_a_figure_or_analysis_module_keeps_every_key_and_editing_the_trainer_changes_them(monkeypatch):
     real = runs.Path.read_bytes
-    edited = {"toy.py", "literature.py", "attention_conv.py", "book.py", "style.py", "crossover.py"}
+    edited = {"toy.py", "literature.py", "locality.py", "book.py", "style.py", "crossover.py"}
 
     def read(path, edit=edited):
         return real(path) + (b"\n# edited\n" if path.name in edit else b"")

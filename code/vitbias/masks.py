@@ -59,3 +59,16 @@ def allowed_pairs(H_p: int, W_p: int, radius: int, n_prefix: int = 1) -> int:
 
     N = n_prefix + H_p * W_p
     return along(H_p) * along(W_p) + n_prefix * (2 * N - n_prefix)
+
+
+def local_attention_macs(H_p: int, W_p: int, radius: int, d: int, n_prefix: int = 1) -> int:
+    """Multiply-adds of scores and weighted values under :func:`grid_local_mask`: ``2 pairs d``.
+
+    For a fixed radius the pairs grow linearly with the patches (about
+    ``(2 radius + 1)^2`` per patch), against ``N^2`` for dense attention
+    (:func:`vitbias.cost.global_attention_macs`). This counts what a kernel
+    that skips masked pairs computes; a dense kernel with a mask computes
+    every pair and discards some.
+    """
+    d = _integer("d", d, 1)
+    return 2 * allowed_pairs(H_p, W_p, radius, n_prefix) * d

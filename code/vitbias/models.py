@@ -25,7 +25,7 @@ from torch import nn
 from .geometry import parameter_count as parameter_count
 from .vit import TINY_VIT_QUICK, ViT, ViTConfig, from_timm
 
-MODEL_KINDS = ("cnn", "vit")
+MODEL_KINDS = ("cnn", "vit", "route")
 
 
 class SmallCNN(nn.Module):
@@ -118,6 +118,10 @@ def build(spec: dict) -> nn.Module:
         return SmallCNN(**spec)
     if kind == "vit":
         return tiny_vit(**spec)
+    if kind == "route":  # the ViT with a prior put back (vitbias.priors)
+        from .priors import route_vit
+
+        return route_vit(**spec)
     raise ValueError(f"unknown model kind {kind!r}: expected one of {MODEL_KINDS}")
 
 

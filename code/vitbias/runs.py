@@ -52,7 +52,8 @@ RUNS_VARIABLE = "VITBIAS_RUNS"
 PACKAGE = Path(__file__).resolve().parent
 # The vitbias modules a trained model depends on. The tests check that every
 # vitbias module these import is listed here too.
-KEY_MODULES = ("data", "models", "vit", "geometry", "permute", "train", "runs", "profile")
+KEY_MODULES = ("data", "models", "vit", "geometry", "permute", "train", "runs", "profile", "priors", "masks",
+               "attention_conv")
 SECTIONS = ("data", "model", "train")
 
 
@@ -100,7 +101,11 @@ def check_config(config: dict) -> dict:
     if not isinstance(config, dict) or set(config) != set(SECTIONS):
         got = sorted(config) if isinstance(config, dict) else type(config).__name__
         raise ValueError(f"a run config is a dict with exactly the keys {SECTIONS}, got {got}")
-    TrainConfig(**config["train"])  # validates the recipe
+    recipe = dict(config["train"])
+    teacher = recipe.pop("teacher", None)
+    TrainConfig(**recipe)  # validates the recipe
+    if teacher is not None:
+        check_config(teacher)
     if config["model"].get("kind") not in _models.MODEL_KINDS:
         raise ValueError(f"model kind must be one of {_models.MODEL_KINDS}, got "
                          f"{config['model'].get('kind')!r}")
@@ -139,7 +144,7 @@ def run(config: dict, folder: Path | str | None = None) -> Run:
         metrics = json.loads((entry / "metrics.json").read_text())
         return Run(key, config, model, metrics, cached=True)
 
-    model, metrics = _train(config)
+    model, metrics = _train(config, folder)
     _store(entry, config, model, metrics)
     return Run(key, config, model.cpu().eval(), metrics, cached=False)
 
@@ -158,9 +163,12 @@ def _shuffle(shuffle: dict, image_size: int) -> tuple[np.ndarray, int]:
     return patch_permutation((grid, grid), shuffle["fraction"], shuffle["seed"]), patch
 
 
-def _train(config: dict):
-    """Train the run of ``config``: ``(model, metrics)``."""
-    recipe = TrainConfig(**config["train"])
+def _train(config: dict, folder: Path):
+    """Train the run of ``config``: ``(model, metrics)``; a teacher is run (or read) from ``folder`` first."""
+    recipe = dict(config["train"])
+    teacher = recipe.pop("teacher", None)
+    teacher = None if teacher is None else run(teacher, folder).model
+    recipe = TrainConfig(**recipe)
     spec = dict(config["data"])
     wanted = spec.pop("permute", None)
     train_set, test_set = _data.load(spec)
@@ -168,7 +176,7 @@ def _train(config: dict):
     if shuffle is not None:  # test images are shuffled once; training batches after augmentation
         test_set = replace(test_set, images=permute_patches(test_set.images, *shuffle))
     model = seeded_model(config["model"], recipe.seed)
-    history = train(model, train_set, recipe, shuffle=shuffle)
+    history = train(model, train_set, recipe, shuffle=shuffle, teacher=teacher)
     scores = evaluate(model, test_set)
     seen = train_set if shuffle is None else replace(train_set, images=permute_patches(train_set.images, *shuffle))
     metrics = {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
@@ -242,7 +250,7 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
 
 
 def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
-               permute: float = 0.0) -> dict:
+               permute: float = 0.0, route: dict | None = None) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
     ``seed`` draws the training set, the initial weights and the batches; the
@@ -250,6 +258,8 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     ``budget.steps(train_size)`` with a tenth of it as warm-up. ``augment``
     overrides the budget's recipe; ``permute`` moves that fraction of the
     patches of every image (the ViT's patch grid, ``budget.permutation_seed``).
+    ``route`` (ViT only) switches on routes of :class:`vitbias.priors.RouteViT`;
+    with ``distill`` the teacher is the CNN of the same size, seed and data.
     """
     if model not in ("cnn", "vit"):
         raise ValueError(f"model must be 'cnn' or 'vit', got {model!r}")
@@ -257,6 +267,8 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if not 0.0 <= permute <= 1.0:
         raise ValueError(f"permute must lie in [0, 1], got {permute}")
+    if route is not None and (model != "vit" or not isinstance(route, dict)):
+        raise ValueError(f"a route is a dict of RouteViT keywords for the ViT, got {route!r} for {model!r}")
     steps = budget.steps(train_size)
     data = {**budget.dataset, "train": int(train_size), "test": budget.test_size,
             "seed": int(seed), "test_seed": budget.dataset.get("seed", 0)}
@@ -268,7 +280,12 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     recipe = {**budget.train, "steps": steps, "warmup": steps // 10, "seed": int(seed)}
     if augment is not None:
         recipe["augment"] = bool(augment)
-    return {"data": data, "model": dict(getattr(budget, model)), "train": recipe}
+    spec = dict(getattr(budget, model))
+    if route is not None:
+        spec = {**spec, "kind": "route", **route}
+        if route.get("distill"):
+            recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute)
+    return {"data": data, "model": spec, "train": recipe}
 
 
 def pretraining(budget) -> dict:

@@ -141,12 +141,15 @@ def _inputs(pixels: torch.Tensor, device: torch.device) -> torch.Tensor:
 
 
 def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
-          shuffle: tuple | None = None) -> History:
+          shuffle: tuple | None = None, teacher: nn.Module | None = None) -> History:
     """Train ``model`` in place on ``data`` with ``config``; returns the :class:`History`.
 
     ``shuffle = (order, patch)`` moves the ``patch x patch`` patches of every
     batch by ``order`` (:func:`vitbias.permute.permute_patches`) after the
-    augmentation.
+    augmentation. With a ``teacher``, ``model`` returns ``(logits,
+    distillation logits)`` in training and the loss is DeiT's hard
+    distillation, ``(CE(logits, y) + CE(distillation logits, teacher's class)) / 2``,
+    the teacher reading the same (augmented) batch.
     """
     if len(data) < 1:
         raise ValueError("the training set is empty")
@@ -155,6 +158,8 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
     device = torch.device(device) if device is not None else default_device()
     model = _place(model, device)
     model.train()
+    if teacher is not None:
+        teacher = _place(teacher, device).eval()
     images = torch.from_numpy(data.images).to(device)  # uint8, (N, 3, H, W)
     labels = torch.from_numpy(data.labels).to(device)
     dtype = _dtype(model)
@@ -179,7 +184,7 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
             x = permute_patches(x, *shuffle)
         x = _inputs((x - mean) / std, device)
         with _autocast(device):
-            loss = F.cross_entropy(model(x), labels[index])
+            loss = _loss(model(x), labels[index], teacher, x)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -192,6 +197,17 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
                                  f"{int(np.argmin(np.isfinite(losses)))}")
     model.eval()
     return History(losses, seconds, config.steps * config.batch_size / seconds, device.type)
+
+
+def _loss(out, labels: torch.Tensor, teacher: nn.Module | None, x: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy, or with a teacher DeiT's hard distillation loss on ``out = (logits, distilled)``."""
+    if teacher is None:
+        return F.cross_entropy(out, labels)
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise ValueError("distillation needs a model that returns (logits, distillation logits) in training")
+    with torch.no_grad():
+        taught = teacher(x).argmax(dim=1)
+    return 0.5 * F.cross_entropy(out[0], labels) + 0.5 * F.cross_entropy(out[1], taught)
 
 
 @torch.no_grad()

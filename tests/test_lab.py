@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -74,3 +76,11 @@ def test_enter_trains_on_the_runs_images_with_its_recipe_and_scores_on_the_test_
     torch.manual_seed(1)
     initial = small_entry()
     assert not torch.equal(initial[1].weight, first.model[1].weight)
+
+
+def test_the_prior_routes_are_the_priors_chapters():
+    text = (Path(__file__).resolve().parent.parent / "book" / "priors.md").read_text()
+    block = re.search(r"^ROUTES = (\{.*?^\})", text, re.S | re.M).group(1)
+    for name in ("quick", "full"):
+        budget = profile.budget(name)
+        assert lab.prior_routes(budget) == eval(block, {"budget": budget})  # noqa: S307

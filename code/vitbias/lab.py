@@ -102,3 +102,21 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     history = train(model, train_set, TrainConfig(**config["train"]))
     return Entry(model.cpu().eval(), count, len(train_set), seed, evaluate(model, test_set)["accuracy"],
                  evaluate(model, train_set)["accuracy"], history.seconds)
+
+
+def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
+    """The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
+
+    The same dictionary that chapter trains (``book/priors.md``, its ``ROUTES``),
+    so that ``runs.experiment(budget, "vit", n, s, route=..., augment=...)``
+    names the very runs it stored in the cache.
+    """
+    return {
+        "local (radius 1)": ({"local_radius": 1}, None),
+        "local (radius 2)": ({"local_radius": 2}, None),
+        "gated positional": ({"gated": budget.vit["depth"]}, None),
+        "relative bias": ({"relative_bias": True}, None),
+        "conv stem": ({"stem": True}, None),
+        "crop and flip": (None, True),
+        "distilled from the CNN": ({"distill": True}, None),
+    }

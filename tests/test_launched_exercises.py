@@ -140,3 +140,19 @@ def test_make_notebooks_writes_the_lab_and_its_first_cell_installs_what_it_impor
     assert missing.returncode != 0  # before the install cell, vitbias is missing
     installed = run_in(fresh, nb.cells[0].source + "\n" + "\n".join(imports), cwd=work)
     assert installed.returncode == 0, f"the lab's imports fail after its install cell:\n{installed.stderr[-4000:]}"
+
+
+def test_the_exercise_page_is_executed_again_when_an_exercise_or_the_grader_changes(tmp_path, monkeypatch):
+    from tests import booktools
+
+    assert booktools.imports_exercises(PAGE) and not booktools.imports_exercises(LAB)
+    copy = tmp_path / "exercises"
+    shutil.copytree(booktools.EXERCISES, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(booktools, "EXERCISES", copy)
+    before = {path: booktools.chapter_key(path) for path in (PAGE, LAB)}
+    (copy / "tests" / "test_grade.py").write_text("# the grader's own tests do not change the page\n")
+    assert booktools.chapter_key(PAGE) == before[PAGE]
+    with (copy / "checks.py").open("a") as checks:
+        checks.write("\n# a change to the grader\n")
+    assert booktools.chapter_key(PAGE) != before[PAGE]
+    assert booktools.chapter_key(LAB) == before[LAB]

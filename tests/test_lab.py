@@ -84,3 +84,23 @@ def test_the_prior_routes_are_the_priors_chapters():
     for name in ("quick", "full"):
         budget = profile.budget(name)
         assert lab.prior_routes(budget) == eval(block, {"budget": budget})  # noqa: S307
+
+
+def test_enter_trains_on_one_thread_and_gives_the_threads_back():
+    budget = replace(profile.budget("quick"), min_steps=2, max_steps=2)
+    seen = []
+
+    def counting():
+        model = small_entry()
+        model.register_forward_pre_hook(lambda module, args: seen.append(torch.get_num_threads()))
+        return model
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        lab.enter(counting, budget, train_size=50)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    # check_model's forward runs on the caller's threads; the training steps on one
+    assert seen[0] == 2 and set(seen[1:3]) == {1}

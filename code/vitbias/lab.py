@@ -22,6 +22,7 @@ from torch import nn
 from . import data as _data
 from . import runs as _runs
 from .models import parameter_count
+from .profile import device_name
 from .train import TrainConfig, evaluate, train
 
 MAX_PARAMETERS = 600_000
@@ -86,7 +87,10 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     ``runs.experiment(budget, "vit", train_size, seed)``, the plain ViT's run
     of that size and seed, so the entry is scored beside the book's models on
     equal terms; its initial weights are drawn after ``torch.manual_seed(seed)``,
-    as the run cache draws theirs. Raises ``ValueError`` when a limit is broken.
+    as the run cache draws theirs. On a CPU it trains on one thread, as the
+    run cache trains every model (one single-threaded process per core), so a
+    model that is one of the book's runs is trained as that run was. Raises
+    ``ValueError`` when a limit is broken.
     """
     n = challenge_size(budget) if train_size is None else train_size
     if not isinstance(n, (int, np.integer)) or n > MAX_IMAGES or n not in budget.train_sizes:
@@ -99,7 +103,13 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     if len(train_set) > MAX_IMAGES:  # the data specification is the run's: this guards the limit itself
         raise ValueError(f"{len(train_set):,} training images; the challenge allows at most {MAX_IMAGES:,}")
     count = check_model(model, train_set.images.shape[-1], len(train_set.classes))
-    history = train(model, train_set, TrainConfig(**config["train"]))
+    threads = torch.get_num_threads()
+    if device_name() == "cpu":  # one thread, as the run cache trains every model on a CPU
+        torch.set_num_threads(1)
+    try:
+        history = train(model, train_set, TrainConfig(**config["train"]))
+    finally:
+        torch.set_num_threads(threads)
     return Entry(model.cpu().eval(), count, len(train_set), seed, evaluate(model, test_set)["accuracy"],
                  evaluate(model, train_set)["accuracy"], history.seconds)
 

@@ -111,9 +111,29 @@ def chapter_dependencies(chapter: Path) -> list[str]:
     return package_dependencies(found)
 
 
+EXERCISES = ROOT / "exercises"
+
+
+def imports_exercises(chapter: Path) -> bool:
+    """Whether a chapter's code cells import the reader's exercises (``exercises``, its grader)."""
+    import jupytext
+
+    for cell in jupytext.read(chapter).cells:
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            if any(name == "exercises" or name.startswith("exercises.") for name in names):
+                return True
+    return False
+
+
 def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
     """A hash of what decides a chapter's numbers besides its cells: the vitbias
-    modules it depends on, the pinned environment and the profile.
+    modules it depends on, the exercises and their grader when it imports them
+    (their tests excepted), the pinned environment and the profile.
 
     The execution cache already keys on the cells themselves.
     """
@@ -122,6 +142,11 @@ def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
     for name in chapter_dependencies(chapter):
         digest.update(name.encode())
         digest.update(module_file(name).read_bytes())
+    if imports_exercises(chapter):
+        for path in sorted(EXERCISES.rglob("*.py")):
+            if "tests" not in path.relative_to(EXERCISES).parts:
+                digest.update(str(path.relative_to(EXERCISES)).encode())
+                digest.update(path.read_bytes())
     digest.update((ROOT / "requirements.txt").read_bytes())
     return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
 

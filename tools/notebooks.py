@@ -2,7 +2,9 @@
 
 ``python -m tools.notebooks`` (``make notebooks``) writes one ``.ipynb`` per
 notebook chapter into ``notebooks/``, converted from the MyST source with
-jupytext, unexecuted. Its first cell installs what the machine lacks and
+jupytext, unexecuted. The exercise page's solution cells (tag ``solution``) are replaced by
+the exercises' stubs, so that the reader's notebook ends in a grader with
+nothing solved for them. Each notebook's first cell installs what the machine lacks and
 nothing else: the book's package ``vitbias`` and ``myst-nb`` (whose ``glue``
 records the numbers the prose quotes), each only when it does not import.
 Colab has NumPy, PyTorch, timm, Matplotlib and scikit-learn, which
@@ -21,6 +23,7 @@ checkout.
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import shutil
 import subprocess
@@ -32,6 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 OUT = ROOT / "notebooks"
 INSTALL_TAG = "install"
+# A cell of the exercise page tagged ``solution`` holds a reference solution (or checks
+# them): the launched notebook carries the exercise's stub in its place, or nothing.
+# The page's last cell, tagged ``grader``, grades whatever the reader's cells define.
+SOLUTION_TAG = "solution"
+GRADER_TAG = "grader"
+EXERCISES = ROOT / "exercises"
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -67,6 +76,77 @@ def notebook_chapters() -> list[Path]:
         if text.startswith("---") and "kernelspec:" in text.split("\n---", 1)[0]:
             chapters.append(path)
     return chapters
+
+
+def exercise_names() -> tuple[str, ...]:
+    """The exercises, in the book's order (``exercises.EXERCISES``)."""
+    from exercises import EXERCISES as names
+
+    return names
+
+
+def _function_source(path: Path, name: str) -> str:
+    text = path.read_text(encoding="utf-8")
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return ast.get_source_segment(text, node)
+    raise ValueError(f"{path.relative_to(ROOT)} defines no function {name}")
+
+
+def stub_source(name: str) -> str:
+    """The stub of exercise ``name`` (``exercises/<name>.py``): signature, specification, no body."""
+    return _function_source(EXERCISES / f"{name}.py", name)
+
+
+def solution_source(name: str) -> str:
+    """The reference solution of ``name`` as the exercise page shows it.
+
+    The file ``exercises/solutions/<name>.py`` less its docstring and imports:
+    its helpers and the function, which the page's first cell supplies with
+    NumPy and PyTorch (and a helper of an earlier exercise with its solution).
+    """
+    text = (EXERCISES / "solutions" / f"{name}.py").read_text(encoding="utf-8")
+    body = [node for node in ast.parse(text).body
+            if not isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    return "\n\n\n".join(ast.get_source_segment(text, node) for node in body)
+
+
+def defined_exercises(source: str) -> list[str]:
+    """The exercises that a cell's top-level ``def`` statements define, in order."""
+    names = set(exercise_names())
+    return [node.name for node in ast.parse(source).body
+            if isinstance(node, ast.FunctionDef) and node.name in names]
+
+
+def strip_solutions(nb) -> int:
+    """Put each exercise's stub in place of its solution cell; drop the other solution cells.
+
+    Returns the number of stubs. A notebook with solution cells must end in
+    its grader cell (tag ``grader``), so that the reader's last cell checks
+    their versions; else ``ValueError``.
+    """
+    import nbformat
+
+    cells, stubs = [], 0
+    for cell in nb.cells:
+        tags = list(cell.get("metadata", {}).get("tags", []))
+        if SOLUTION_TAG not in tags:
+            cells.append(cell)
+            continue
+        names = defined_exercises(cell.source) if cell.cell_type == "code" else []
+        if names:
+            source = "# Your version: replace `raise NotImplementedError` by the body, then run the last cell.\n\n"
+            source += "\n\n\n".join(stub_source(name) for name in names)
+            kept = [tag for tag in tags if tag not in (SOLUTION_TAG, "hide-input", "hide-cell", "remove-input")]
+            cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": kept + ["exercise"]}))
+            stubs += len(names)
+    if len(cells) != len(nb.cells) or stubs:
+        code = [cell for cell in cells if cell.cell_type == "code"]
+        if not code or code[-1] is not cells[-1] or GRADER_TAG not in code[-1].metadata.get("tags", []):
+            raise ValueError(f"a notebook with solution cells must end in a cell tagged {GRADER_TAG!r}")
+    nb.cells = cells
+    return stubs
 
 
 def install_source(repository: str = "", branch: str = "main") -> str:
@@ -111,6 +191,7 @@ def convert(chapter: Path, out_dir: Path, repository: str = "", branch: str = "m
     import nbformat
 
     nb = jupytext.read(chapter)
+    strip_solutions(nb)
     cell = nbformat.v4.new_code_cell(install_source(repository, branch), metadata={"tags": [INSTALL_TAG]})
     nb.cells.insert(0, cell)
     nb.metadata.pop("jupytext", None)
@@ -132,8 +213,9 @@ def build_wheel(out_dir: Path) -> Path:
         source.mkdir()
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(ROOT / name, source / name)
-        shutil.copytree(ROOT / "code", source / "code",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
+        for folder in ("code", "exercises"):
+            shutil.copytree(ROOT / folder, source / folder,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"))
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                         "--wheel-dir", str(out_dir), str(source)], check=True)
     if not target.is_file():

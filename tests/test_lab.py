@@ -1,0 +1,106 @@
+"""The lab's challenge: its limits, and that an entry is trained and scored like the book's models."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from vitbias import data, lab, profile, runs
+from vitbias.train import evaluate
+
+
+def small_entry() -> nn.Module:
+    return nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 10))
+
+
+def test_the_challenge_size_is_the_largest_budget_size_of_at_most_5000_images():
+    assert lab.challenge_size(profile.budget("quick")) == 2000   # the quick profile's largest set
+    assert lab.challenge_size(profile.budget("gpu")) == 2000     # 10,000 is over the limit
+    assert lab.challenge_size(profile.budget("full")) == 5000    # the source's 5,000 CIFAR-10 images
+    with pytest.raises(ValueError, match="no training size of at most 5,000"):
+        lab.challenge_size(replace(profile.budget("quick"), train_sizes=(6000, 7000), recipe_size=6000,
+                                   probe_labels=6000, dial_size=6000))
+
+
+def test_check_model_counts_parameters_and_enforces_the_limits():
+    assert lab.check_model(small_entry(), 32, 10) == 3 * 32 * 32 * 10 + 10
+    big = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 196), nn.Linear(196, 10))  # 604,278 parameters
+    with pytest.raises(ValueError, match="604,278 parameters; the challenge allows at most 600,000"):
+        lab.check_model(big, 32, 10)
+    with pytest.raises(ValueError, match=r"scores \(B, 10\); for B = 2 it returned \(2, 7\)"):
+        lab.check_model(nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 7)), 32, 10)
+    with pytest.raises(ValueError, match="must return a torch nn.Module, got function"):
+        lab.check_model(small_entry, 32, 10)
+
+
+def test_check_model_leaves_the_mode_as_it_found_it():
+    model = small_entry().train()
+    lab.check_model(model, 32, 10)
+    assert model.training
+
+
+def test_enter_refuses_more_than_5000_images_and_sizes_the_book_does_not_train():
+    with pytest.raises(ValueError, match="at most 5,000 images"):
+        lab.enter(small_entry, profile.budget("gpu"), train_size=10000)
+    with pytest.raises(ValueError, match="got 100"):
+        lab.enter(small_entry, profile.budget("quick"), train_size=100)
+
+
+def test_enter_refuses_a_model_over_the_limit_before_training():
+    def too_big():
+        return nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 200), nn.Linear(200, 10))
+
+    with pytest.raises(ValueError, match="parameters; the challenge allows"):
+        lab.enter(too_big, profile.budget("quick"), train_size=50)
+
+
+def test_enter_trains_on_the_runs_images_with_its_recipe_and_scores_on_the_test_set():
+    budget = replace(profile.budget("quick"), min_steps=5, max_steps=5)
+    first = lab.enter(small_entry, budget, train_size=50, seed=1)
+    again = lab.enter(small_entry, budget, train_size=50, seed=1)
+    other = lab.enter(small_entry, budget, train_size=50, seed=2)
+    train_set, test_set = data.load(runs.experiment(budget, "vit", 50, 1)["data"])
+    assert (first.train_size, first.seed, first.parameters) == (50, 1, 30730)
+    assert first.accuracy == evaluate(first.model, test_set)["accuracy"]
+    assert first.train_accuracy == evaluate(first.model, train_set)["accuracy"]
+    # The seed draws the initial weights (and the images and batches): same seed, same model.
+    for a, b in zip(first.model.parameters(), again.model.parameters()):
+        assert torch.equal(a, b)
+    assert not all(torch.equal(a, b) for a, b in zip(first.model.parameters(), other.model.parameters()))
+    # Five steps moved the weights away from their initial draw.
+    torch.manual_seed(1)
+    initial = small_entry()
+    assert not torch.equal(initial[1].weight, first.model[1].weight)
+
+
+def test_the_prior_routes_are_the_priors_chapters():
+    text = (Path(__file__).resolve().parent.parent / "book" / "priors.md").read_text()
+    block = re.search(r"^ROUTES = (\{.*?^\})", text, re.S | re.M).group(1)
+    for name in ("quick", "full"):
+        budget = profile.budget(name)
+        assert lab.prior_routes(budget) == eval(block, {"budget": budget})  # noqa: S307
+
+
+def test_enter_trains_on_one_thread_and_gives_the_threads_back():
+    budget = replace(profile.budget("quick"), min_steps=2, max_steps=2)
+    seen = []
+
+    def counting():
+        model = small_entry()
+        model.register_forward_pre_hook(lambda module, args: seen.append(torch.get_num_threads()))
+        return model
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        lab.enter(counting, budget, train_size=50)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    # check_model's forward runs on the caller's threads; the training steps on one
+    assert seen[0] == 2 and set(seen[1:3]) == {1}

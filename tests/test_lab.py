@@ -14,6 +14,12 @@ from vitbias import data, lab, profile, runs
 from vitbias.train import evaluate
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Every test trains into its own empty run cache."""
+    monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "runs"))
+
+
 def small_entry() -> nn.Module:
     return nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 10))
 
@@ -104,3 +110,39 @@ def test_enter_trains_on_one_thread_and_gives_the_threads_back():
         torch.set_num_threads(before)
     # check_model's forward runs on the caller's threads; the training steps on one
     assert seen[0] == 2 and set(seen[1:3]) == {1}
+
+
+class Doubled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(3 * 32 * 32, 10)
+
+    def forward(self, x):
+        return 2 * self.head(x.flatten(1))
+
+
+def test_a_second_entry_of_the_same_model_is_read_from_the_cache_and_any_change_trains_afresh(monkeypatch):
+    budget = replace(profile.budget("quick"), min_steps=3, max_steps=3)
+    first = lab.enter(small_entry, budget, train_size=50, seed=1)
+    again = lab.enter(small_entry, budget, train_size=50, seed=1)
+    assert not first.cached and again.cached
+    assert (again.accuracy, again.train_accuracy, again.seconds) == (first.accuracy, first.train_accuracy,
+                                                                     first.seconds)
+    for a, b in zip(first.model.parameters(), again.model.parameters()):
+        assert torch.equal(a, b)
+    assert not lab.enter(small_entry, budget, train_size=50, seed=2).cached  # other initial weights
+    assert not lab.enter(Doubled, budget, train_size=50, seed=1).cached       # other code
+    longer = replace(budget, min_steps=4, max_steps=4)
+    assert not lab.enter(small_entry, longer, train_size=50, seed=1).cached   # other recipe
+
+
+def test_an_entry_whose_code_cannot_be_read_is_trained_every_time(monkeypatch):
+    budget = replace(profile.budget("quick"), min_steps=2, max_steps=2)
+
+    def unreadable(obj):
+        raise OSError("no source")
+
+    monkeypatch.setattr(lab.inspect, "getsource", unreadable)
+    assert lab.entry_key(runs.experiment(budget, "vit", 50, 0), Doubled()) is None
+    assert not lab.enter(Doubled, budget, train_size=50).cached
+    assert not lab.enter(Doubled, budget, train_size=50).cached

@@ -167,3 +167,20 @@ def test_bad_run_configurations_are_rejected(config, match):
         runs.run_key(config)
     with pytest.raises(ValueError):
         runs.experiment(profile.budget("quick"), "mlp", 10)
+
+
+def test_a_texture_or_erasing_override_changes_only_what_it_names():
+    budget = profile.budget("quick")
+    plain = runs.experiment(budget, "vit", 300, 1)
+    textured = runs.experiment(budget, "vit", 300, 1, texture="predictive")
+    erased = runs.experiment(budget, "vit", 300, 1, erase=0.25)
+    assert textured["data"] == {**plain["data"], "texture": "predictive"}
+    assert textured["model"] == plain["model"] and textured["train"] == plain["train"]
+    assert erased["train"] == {**plain["train"], "erase": 0.25} and erased["data"] == plain["data"]
+    # the budget's own fill and no erasing write the same configuration as before
+    assert runs.experiment(budget, "vit", 300, 1, texture=budget.dataset["texture"], erase=0.0) == plain
+    for bad in (dict(texture="stripes"), dict(erase=2.0)):
+        with pytest.raises(ValueError):
+            runs.check_config(runs.experiment(budget, "cnn", 300, **bad))
+    with pytest.raises(ValueError, match="generated"):
+        runs.experiment(profile.budget("full"), "cnn", 1000, texture="random")

@@ -78,3 +78,37 @@ def test_evaluation_scores_a_constant_model_by_its_class_frequency():
 def test_bad_recipes_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         train.TrainConfig(**kwargs)
+
+
+def test_random_erasing_replaces_one_rectangle_within_the_area_bounds_with_noise():
+    x = torch.zeros(400, 3, 32, 32)
+    out = train.random_erase(x, 1.0, torch.Generator().manual_seed(0))
+    erased = (out != 0).any(dim=1)  # (B, H, W)
+    area = erased.float().mean(dim=(1, 2))
+    assert torch.all(area > 0) and area.max() <= 1 / 3 + 0.02
+    rows, cols = erased.any(dim=2), erased.any(dim=1)
+    # one rectangle: the erased pixels are exactly the product of their rows and columns
+    assert torch.equal(erased, rows[:, :, None] & cols[:, None, :])
+    assert abs(float(out[erased[:, None].expand_as(out)].std()) - 1.0) < 0.05
+
+
+def test_random_erasing_with_probability_zero_changes_nothing_and_a_half_erases_about_half():
+    x = torch.randn(1000, 3, 8, 8, generator=torch.Generator().manual_seed(1))
+    assert torch.equal(train.random_erase(x, 0.0, torch.Generator().manual_seed(0)), x)
+    changed = (train.random_erase(x, 0.5, torch.Generator().manual_seed(0)) != x).flatten(1).any(1)
+    assert 0.45 < changed.float().mean() < 0.55
+
+
+def test_a_recipe_with_erasing_trains_differently_and_repeats_itself():
+    spec = {"kind": "cnn"}
+    _, plain = fit(spec, seed=1, steps=10)
+    _, erased = fit(spec, seed=1, steps=10, erase=0.5)
+    _, again = fit(spec, seed=1, steps=10, erase=0.5)
+    np.testing.assert_array_equal(erased.losses, again.losses)
+    assert not np.array_equal(plain.losses, erased.losses)
+
+
+@pytest.mark.parametrize("erase", [-0.1, 1.5, True, "0.2"])
+def test_the_erasing_probability_must_be_a_probability(erase):
+    with pytest.raises(ValueError, match="erase"):
+        train.TrainConfig(steps=10, batch_size=8, erase=erase)

@@ -8,12 +8,22 @@ limits (at most :data:`MAX_PARAMETERS` parameters, at most
 recipe and step budget every model of the book gets on that many images
 (:func:`vitbias.runs.experiment`), and scores it on the budget's test set,
 the one every model of the book is scored on.
+
+A trained entry is kept in the run cache (:mod:`vitbias.runs`) under a key
+that hashes the run it stands beside, the source and printed structure of
+every module class in the model and its initial weights, so running the
+cell again with the same model reads the stored entry instead of training it
+twice; any change to the model, its code or the recipe trains afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -76,9 +86,32 @@ class Entry:
     accuracy: float          # on the budget's test set
     train_accuracy: float    # on its own training images
     seconds: float           # wall-clock training time
+    cached: bool = False     # read from the run cache, trained by an earlier call
 
 
-def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = None, seed: int = 0) -> Entry:
+def entry_key(config: dict, model: nn.Module) -> str | None:
+    """The cache key of an entry: its run, its modules' code and structure, its initial weights.
+
+    ``None`` when the source of one of the model's own module classes cannot
+    be read (then the entry is always trained).
+    """
+    digest = hashlib.sha256(_runs.run_key(config).encode())
+    digest.update(repr(model).encode())
+    for cls in sorted({type(m) for m in model.modules()}, key=lambda c: (c.__module__, c.__qualname__)):
+        digest.update(f"{cls.__module__}.{cls.__qualname__}".encode())
+        if not cls.__module__.startswith("torch."):
+            try:
+                digest.update(inspect.getsource(cls).encode())
+            except (OSError, TypeError):
+                return None
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return "lab-" + digest.hexdigest()[:20]
+
+
+def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = None, seed: int = 0,
+          folder=None) -> Entry:
     """Train and score the model that ``make_model()`` returns, under the challenge's limits.
 
     ``train_size``: one of the budget's training sizes, at most
@@ -90,7 +123,9 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     as the run cache draws theirs. On a CPU it trains on one thread, as the
     run cache trains every model (one single-threaded process per core), so a
     model that is one of the book's runs is trained as that run was. Raises
-    ``ValueError`` when a limit is broken.
+    ``ValueError`` when a limit is broken. The trained entry is stored in
+    ``folder`` (default: the run cache) and read from there by a later call
+    with the same model (:func:`entry_key`).
     """
     n = challenge_size(budget) if train_size is None else train_size
     if not isinstance(n, (int, np.integer)) or n > MAX_IMAGES or n not in budget.train_sizes:
@@ -103,6 +138,13 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     if len(train_set) > MAX_IMAGES:  # the data specification is the run's: this guards the limit itself
         raise ValueError(f"{len(train_set):,} training images; the challenge allows at most {MAX_IMAGES:,}")
     count = check_model(model, train_set.images.shape[-1], len(train_set.classes))
+    key = entry_key(config, model)
+    stored = (_runs.runs_folder() if folder is None else Path(folder)) / key if key else None
+    if stored is not None and (stored / "entry.json").is_file() and (stored / "model.pt").is_file():
+        model.load_state_dict(torch.load(stored / "model.pt", map_location="cpu", weights_only=True))
+        scores = json.loads((stored / "entry.json").read_text())
+        return Entry(model.cpu().eval(), count, len(train_set), seed, scores["accuracy"],
+                     scores["train_accuracy"], scores["seconds"], cached=True)
     threads = torch.get_num_threads()
     if device_name() == "cpu":  # one thread, as the run cache trains every model on a CPU
         torch.set_num_threads(1)
@@ -110,8 +152,14 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
         history = train(model, train_set, TrainConfig(**config["train"]))
     finally:
         torch.set_num_threads(threads)
-    return Entry(model.cpu().eval(), count, len(train_set), seed, evaluate(model, test_set)["accuracy"],
-                 evaluate(model, train_set)["accuracy"], history.seconds)
+    entry = Entry(model.cpu().eval(), count, len(train_set), seed, evaluate(model, test_set)["accuracy"],
+                  evaluate(model, train_set)["accuracy"], history.seconds)
+    if stored is not None:
+        stored.mkdir(parents=True, exist_ok=True)
+        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, stored / "model.pt")
+        (stored / "entry.json").write_text(json.dumps(
+            {"accuracy": entry.accuracy, "train_accuracy": entry.train_accuracy, "seconds": entry.seconds}))
+    return entry
 
 
 def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:

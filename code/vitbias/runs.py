@@ -250,7 +250,8 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
 
 
 def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
-               permute: float = 0.0, route: dict | None = None) -> dict:
+               permute: float = 0.0, route: dict | None = None, texture: str | None = None,
+               erase: float = 0.0) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
     ``seed`` draws the training set, the initial weights and the batches; the
@@ -260,6 +261,9 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     patches of every image (the ViT's patch grid, ``budget.permutation_seed``).
     ``route`` (ViT only) switches on routes of :class:`vitbias.priors.RouteViT`;
     with ``distill`` the teacher is the CNN of the same size, seed and data.
+    ``texture`` overrides the generated data's fill (:func:`vitbias.data.shapes`)
+    for the training and the test images; ``erase`` switches on random erasing
+    with that probability.
     """
     if model not in ("cnn", "vit"):
         raise ValueError(f"model must be 'cnn' or 'vit', got {model!r}")
@@ -269,17 +273,25 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         raise ValueError(f"permute must lie in [0, 1], got {permute}")
     if route is not None and (model != "vit" or not isinstance(route, dict)):
         raise ValueError(f"a route is a dict of RouteViT keywords for the ViT, got {route!r} for {model!r}")
+    if texture is not None and budget.dataset["name"] != "shapes":
+        raise ValueError(f"texture applies to generated data only, not to {budget.dataset['name']!r}")
+    if texture is not None and texture not in _data.TEXTURE_MODES:
+        raise ValueError(f"texture must be one of {_data.TEXTURE_MODES}, got {texture!r}")
     steps = budget.steps(train_size)
     data = {**budget.dataset, "train": int(train_size), "test": budget.test_size,
             "seed": int(seed), "test_seed": budget.dataset.get("seed", 0)}
     if budget.dataset["name"] == "cifar10":
         data.pop("test_seed")
+    if texture is not None:
+        data["texture"] = texture
     if permute > 0:
         data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed,
                            "patch": budget.vit["patch_size"]}
     recipe = {**budget.train, "steps": steps, "warmup": steps // 10, "seed": int(seed)}
     if augment is not None:
         recipe["augment"] = bool(augment)
+    if erase:
+        recipe["erase"] = float(erase)
     spec = dict(getattr(budget, model))
     if route is not None:
         spec = {**spec, "kind": "route", **route}

@@ -7,6 +7,9 @@ One recipe for every model, so that a comparison changes one thing at a time:
 - a linear warm-up, then a cosine decay to zero or a constant rate;
 - optional augmentation: a random crop of the image padded by 4 pixels, and a
   horizontal flip with probability 1/2 (vectorised over the batch);
+- optional random erasing (Zhong et al. 2020, as DeiT uses it): with
+  probability ``erase`` a rectangle of each standardised image is replaced by
+  Gaussian noise;
 - optionally, one fixed shuffle of the patch grid (:mod:`vitbias.permute`),
   applied to every batch *after* the augmentation, so that a crop moves the
   original image and the shuffle stays the same function of it;
@@ -40,11 +43,13 @@ from .profile import device as default_device
 
 SCHEDULES = ("cosine", "constant")
 PAD = 4
+ERASE_AREA = (0.02, 1 / 3)  # the erased fraction of the image, as in timm's RandomErasing
+ERASE_ASPECT = (0.3, 1 / 0.3)  # its height / width, drawn log-uniformly
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """The recipe: steps, batch size, AdamW's rate and decay, schedule, augmentation, seed."""
+    """The recipe: steps, batch size, AdamW's rate and decay, schedule, augmentation, erasing, seed."""
 
     steps: int
     batch_size: int
@@ -53,6 +58,7 @@ class TrainConfig:
     schedule: str = "cosine"
     warmup: int = 0
     augment: bool = True
+    erase: float = 0.0
     seed: int = 0
 
     def __post_init__(self):
@@ -64,6 +70,8 @@ class TrainConfig:
             raise ValueError(f"warmup must be an integer in 0..steps-1, got {self.warmup!r}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if isinstance(self.erase, bool) or not (isinstance(self.erase, (int, float)) and 0.0 <= self.erase <= 1.0):
+            raise ValueError(f"erase is a probability in [0, 1], got {self.erase!r}")
         if not (self.lr > 0 and self.weight_decay >= 0):
             raise ValueError(f"need lr > 0 and weight_decay >= 0, got {self.lr}, {self.weight_decay}")
 
@@ -107,6 +115,33 @@ def random_crop_flip(x: torch.Tensor, generator: torch.Generator, pad: int = PAD
     batch = torch.arange(B, device=x.device)[:, None, None, None]
     channel = torch.arange(C, device=x.device)[None, :, None, None]
     return padded[batch, channel, rows[:, None, :, None], cols[:, None, None, :]]
+
+
+def random_erase(x: torch.Tensor, probability: float, generator: torch.Generator) -> torch.Tensor:
+    """``x`` ``(B, C, H, W)`` with one rectangle of each image, chosen with ``probability``, set to N(0, 1) noise.
+
+    The rectangle covers a fraction of the image drawn uniformly from
+    :data:`ERASE_AREA`, with an aspect ratio drawn log-uniformly from
+    :data:`ERASE_ASPECT`, clipped to the image, at a uniform position (timm's
+    ``RandomErasing(mode="pixel")``, one rectangle). Every draw is made on the
+    CPU from ``generator``, for every image whether erased or not, so the
+    stream does not depend on the outcome or the device.
+    """
+    B, C, H, W = x.shape
+    area = torch.empty(B, dtype=torch.float64).uniform_(*ERASE_AREA, generator=generator) * H * W
+    log_aspect = torch.empty(B, dtype=torch.float64).uniform_(*np.log(ERASE_ASPECT), generator=generator)
+    height = torch.sqrt(area * torch.exp(log_aspect)).round().clamp(1, H).long()
+    width = torch.sqrt(area / torch.exp(log_aspect)).round().clamp(1, W).long()
+    top = (torch.rand(B, generator=generator, dtype=torch.float64) * (H - height + 1)).long()
+    left = (torch.rand(B, generator=generator, dtype=torch.float64) * (W - width + 1)).long()
+    chosen = torch.rand(B, generator=generator) < probability
+    noise = torch.randn(x.shape, generator=generator, dtype=x.dtype).to(x.device)
+    rows = torch.arange(H)[None, :]
+    cols = torch.arange(W)[None, :]
+    inside_rows = (rows >= top[:, None]) & (rows < (top + height)[:, None])  # (B, H)
+    inside_cols = (cols >= left[:, None]) & (cols < (left + width)[:, None])  # (B, W)
+    box = (inside_rows[:, :, None] & inside_cols[:, None, :] & chosen[:, None, None])[:, None]  # (B, 1, H, W)
+    return torch.where(box.to(x.device), noise, x)
 
 
 def _standardiser(images: ImageSet, device, dtype=torch.float32):
@@ -182,7 +217,10 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
             x = random_crop_flip(x, generator)
         if shuffle is not None:
             x = permute_patches(x, *shuffle)
-        x = _inputs((x - mean) / std, device)
+        x = (x - mean) / std
+        if config.erase > 0:
+            x = random_erase(x, config.erase, generator)
+        x = _inputs(x, device)
         with _autocast(device):
             loss = _loss(model(x), labels[index], teacher, x)
         optimizer.zero_grad(set_to_none=True)

@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env wheel notebooks site-check
+.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env wheel notebooks site-check site-test
 
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
@@ -25,6 +25,8 @@ help:
 	@echo "make notebooks         write notebooks/<chapter>.ipynb, each installing vitbias itself (Colab, Binder)"
 	@echo "make wheel             build the vitbias wheel the site publishes under _static/"
 	@echo "make site-check        check that no page of _build/html loads anything from another host"
+	@echo "make site-test         open every page of _build/html in headless Chromium (installed if missing);"
+	@echo "                       fail on a console error, a broken image, raw TeX, an undrawn figure, a broken link"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"
 
@@ -84,6 +86,14 @@ notebooks: $(STAMP)
 
 site-check:
 	$(BIN)/python -m tools.sitecheck _build/html
+
+# The built site in a browser (tools/sitetest.py), after `make book`: Chromium from the system's packages
+# (apt-get, when it is missing), then the checker's own test on tests/site/, then every page of _build/html,
+# with a screenshot of each in _build/site-test/. Not part of `make test`, whose pytest run needs no browser.
+site-test: $(STAMP)
+	$(BIN)/python -m tools.sitetest --install
+	$(BIN)/python -m pytest tools/test_sitetest.py -p no:cacheprovider -q
+	$(BIN)/python -m tools.sitetest _build/html
 
 bench: $(STAMP)
 	$(BIN)/python -m vitbias.bench

@@ -15,7 +15,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
-	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval"
+	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval, browser"
 	@echo "make unit              the unit tests of code/ only, no build"
 	@echo "make lint              ruff over code/, tests/ and exercises/"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
@@ -58,6 +58,7 @@ OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CA
 test: book
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	  --nbval-cell-timeout 1800 -p no:cacheprovider
+	@$(MAKE) --no-print-directory site-test
 
 unit: $(STAMP)
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --ignore=tests/test_book.py --ignore=tests/test_site_offline.py \
@@ -89,7 +90,7 @@ site-check:
 
 # The built site in a browser (tools/sitetest.py), after `make book`: Chromium from the system's packages
 # (apt-get, when it is missing), then the checker's own test on tests/site/, then every page of _build/html,
-# with a screenshot of each in _build/site-test/. Not part of `make test`, whose pytest run needs no browser.
+# with a screenshot of each in _build/site-test/. `make test` ends with it.
 site-test: $(STAMP)
 	$(BIN)/python -m tools.sitetest --install
 	$(BIN)/python -m pytest tools/test_sitetest.py -p no:cacheprovider -q

@@ -290,6 +290,8 @@ def read_glue(path: Path) -> dict[str, dict]:
         if not isinstance(value, str):
             tol = tolerances.get(name, {"rel": 0.0, "abs": 0.0})
             entry.update({k: tol[k] for k in ("rel", "abs", "unchecked", "why") if k in tol})
+        elif tolerances.get(name, {}).get("unchecked"):  # a verdict (vitbias.book.glue_verdict)
+            entry.update({"unchecked": True, "why": tolerances[name].get("why", "")})
         glued[name] = entry
     return glued
 
@@ -297,11 +299,11 @@ def read_glue(path: Path) -> dict[str, dict]:
 def drift(name: str, expected: dict, found) -> str | None:
     """A message when ``found`` is outside ``expected``'s tolerance, else None."""
     want = expected["value"]
+    if expected.get("unchecked"):  # a wall-clock time or a verdict: shown, never compared
+        return None
     if isinstance(want, str) or isinstance(found, str):
         if want != found:
             return f"{name}: expected {want!r}, found {found!r} (strings must match exactly)"
-        return None
-    if expected.get("unchecked"):  # a wall-clock time: shown, never compared
         return None
     bound = expected["abs"] + expected["rel"] * abs(want)
     if abs(found - want) > bound:

@@ -102,6 +102,21 @@ def test_drift_check_names_the_value_and_both_numbers():
     assert booktools.drift("t", timing, 184.0) is None
 
 
+def test_a_fixed_string_must_match_exactly_and_a_verdict_is_shown_but_not_compared(tmp_path):
+    assert "must match exactly" in booktools.drift("name", {"value": "generated shapes"}, "CIFAR-10")
+    glue_file = tmp_path / "page.glue.json"
+    glue_file.write_text(json.dumps({
+        "fixed": {"data": {"text/plain": "'generated shapes'"}},
+        "chosen": {"data": {"text/plain": "'the CNN keeps more'"}},
+        "chosen.tol": {"data": {"text/plain": repr({"unchecked": True, "why": "chosen from trained results"})}},
+    }))
+    manifest = booktools.read_glue(glue_file)
+    assert manifest["fixed"] == {"value": "generated shapes"}
+    assert manifest["chosen"]["unchecked"] is True
+    assert booktools.drift("chosen", manifest["chosen"], "the ViT keeps more") is None
+    assert booktools.drift("fixed", manifest["fixed"], "CIFAR-10") is not None
+
+
 def _cell_comparer(notebook: Path):
     """An object that borrows nbval's output comparison (as patched by conftest.py)."""
     from types import SimpleNamespace

@@ -74,3 +74,17 @@ def test_a_timing_is_glued_unchecked_and_needs_a_reason():
         book.glue_timing("t", 12.5, why="")
     with pytest.raises(ValueError, match="a number"):
         book.glue_timing("t", "12 ms", why="wall clock")
+
+
+def test_a_verdict_is_a_sentence_glued_unchecked_with_the_reason(monkeypatch):
+    import myst_nb
+
+    seen = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: seen.__setitem__(name, value))
+    assert book.glue_verdict("x_text", "the CNN keeps more") is None
+    assert seen["x_text"] == "the CNN keeps more"
+    assert seen["x_text.tol"] == {"unchecked": True, "why": book.VERDICT_WHY}
+    with pytest.raises(ValueError, match="a sentence"):
+        book.glue_verdict("x_text", 0.3)
+    with pytest.raises(ValueError, match="invalid glue name"):
+        book.glue_verdict("x text", "a sentence")

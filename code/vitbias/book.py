@@ -8,7 +8,11 @@ the tolerance the drift check applies to it:
 - rounding noise (two float32 paths that should agree): a bound, with
   :func:`glue_rounding`;
 - a Monte Carlo estimate or a trained accuracy: a band, given as ``rel`` or
-  ``abs`` by the cell that computes it, with ``why``, the reason for its size.
+  ``abs`` by the cell that computes it, with ``why``, the reason for its size;
+- a sentence chosen by trained outcomes ("the CNN keeps more ..."): with
+  :func:`glue_verdict`, shown and recorded but not compared, because another
+  CPU trains other models, as new seeds would, and may land on the other side
+  of a threshold while every number stays within its band.
 
 Values are plain Python ``int``, ``float`` or ``str``: NumPy scalars are
 converted here, because NumPy 2 scalars print as ``np.float64(...)`` and break
@@ -111,6 +115,29 @@ def glue_timing(name: str, value, *, why: str):
         raise ValueError(f"{name}: a timing is a number, got {value!r}")
     _myst_glue(name, value, display=False)
     _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": " ".join(why.split())}, display=False)
+
+
+VERDICT_WHY = ("a sentence chosen in the build from trained results; the numbers it is chosen from are "
+               "checked within their bands, the choice itself is not, since another CPU's training may land "
+               "on the other side of a threshold as a new seed would")
+
+
+def glue_verdict(name: str, text: str):
+    """Glue a sentence that the cell chose from trained (seed-like) results: shown, never compared.
+
+    The cell that chooses it must compute it from the same numbers the page
+    shows, so the sentence agrees with them in every build. A sentence that
+    does not depend on training (a dataset's name, a profile's setting) goes
+    through :func:`glue`, which compares strings exactly.
+    """
+    from myst_nb import glue as _myst_glue
+
+    if not isinstance(text, str):
+        raise ValueError(f"{name}: a verdict is a sentence, got {type(text).__name__}")
+    if not name or any(ch.isspace() for ch in name) or name.endswith(TOLERANCE_SUFFIX):
+        raise ValueError(f"invalid glue name {name!r}")
+    _myst_glue(name, text, display=False)
+    _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY}, display=False)
 
 
 def build_record() -> dict[str, str]:

@@ -171,7 +171,6 @@ def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
     """
     return {
         "local (radius 1)": ({"local_radius": 1}, None),
-        "local (radius 2)": ({"local_radius": 2}, None),
         "gated positional": ({"gated": budget.vit["depth"]}, None),
         "relative bias": ({"relative_bias": True}, None),
         "conv stem": ({"stem": True}, None),

@@ -54,3 +54,35 @@ def gates_by_layer(gates: np.ndarray):
     ax.set_ylabel("positional share of attention")
     legend(ax, loc="lower left")
     return finish(fig)
+
+
+def sample_efficiency(fractions, published_gain, sizes, measured_gain: dict):
+    """Two panels: ConViT's relative gain over DeiT against the fraction of ImageNet, and ours against size.
+
+    ``published_gain``: percent gains, one per fraction; ``measured_gain`` maps
+    a route's name to ``(sizes, seeds)`` relative gains in percent over the
+    plain ViT (mean drawn as a line, the seeds' range as a band).
+    """
+    fig, (left, right) = canvas(1, 2, figsize=(9, 3.6))
+    left.plot(np.asarray(fractions) * 100, published_gain, "o-", color="tab:green")
+    left.set_xscale("log")
+    left.set_xticks(np.asarray(fractions) * 100)
+    left.set_xticklabels([f"{f:.0%}" for f in fractions])
+    left.set_xlabel("share of each ImageNet class used")
+    left.set_ylabel("relative gain in top-1 (%)")
+    left.set_title("ConViT-S over DeiT-S (published)", fontsize=9)
+    colours = iter(["tab:green", "tab:brown", "tab:blue", "tab:purple"])
+    for name, values in measured_gain.items():
+        values = np.asarray(values)
+        colour = next(colours)
+        right.plot(sizes, values.mean(axis=1), "o-", color=colour, label=name)
+        right.fill_between(sizes, values.min(axis=1), values.max(axis=1), color=colour, alpha=0.15)
+    right.axhline(0, color="0.5", linestyle=":", linewidth=1)
+    right.set_xscale("log")
+    right.set_xticks(sizes)
+    right.set_xticklabels([f"{n:,}" for n in sizes])
+    right.set_xlabel("training images (testbed)")
+    right.set_ylabel("relative gain in accuracy (%)")
+    right.set_title("routes over the plain TinyViT (ours)", fontsize=9)
+    legend(right, loc="upper left")
+    return finish(fig)

@@ -38,9 +38,10 @@ def shape_bias_bars(bias: dict, conditions: tuple[str, ...], models: tuple[str, 
     ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1)
     ax.set_xticks(x)
     ax.set_xticklabels(conditions)
-    ax.set_ylim(0, 1.02)
+    ax.set_ylim(0, 1.15)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("shape bias")
-    legend(ax, loc="upper right")
+    legend(ax, loc="upper center", ncol=len(models))
     return finish(fig)
 
 

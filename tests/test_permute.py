@@ -124,17 +124,17 @@ def test_a_convolution_does_notice_the_shuffle():
 
 def test_the_trainer_keeps_the_theorem_with_augmentation_before_the_shuffle(one_thread):
     """The book's trainer, crop and flip on: a float64 ViT on images and its twin on shuffled images."""
-    from vitbias import data, train
+    from vitbias import data, train, twins
 
     images = data.shapes(48, seed=0)
     order = permute.patch_permutation((4, 4), 1.0, seed=0)
     spec = {"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16, "depth": 1, "num_heads": 2}
     recipe = train.TrainConfig(steps=12, batch_size=16, lr=3e-3, augment=True, seed=0)
-    losses, drift = permute.twin_trainings(spec, images, recipe, order, 8)
+    losses, drift = twins.twin_trainings(spec, images, recipe, order, 8)
     assert losses.shape == (2, 12)
     assert np.abs(losses[0] - losses[1]).max() < 1e-10 and drift < 1e-10
     assert losses[0, -3:].mean() < losses[0, :3].mean()
     with pytest.raises(ValueError, match="patches"):
-        permute.twin_trainings(spec, images, recipe, order, 4)
+        twins.twin_trainings(spec, images, recipe, order, 4)
     with pytest.raises(ValueError, match="ViT"):
-        permute.twin_trainings({"kind": "cnn"}, images, recipe, order, 8)
+        twins.twin_trainings({"kind": "cnn"}, images, recipe, order, 8)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from vitbias import scaling
 
@@ -65,12 +66,53 @@ def test_identical_laws_have_no_single_crossing():
         scaling.crossing(scaling.PowerLaw(0.5, 1.0, ()), scaling.PowerLaw(0.5, 1.0, ()))
 
 
-def test_a_difference_is_resolved_only_beyond_z_standard_errors():
-    a = [1.0, 2.0, 3.0]  # mean 2, sd 1: standard error 1 / sqrt(3)
-    assert scaling.resolved(a, 2.0 + 2.1 / np.sqrt(3))
-    assert not scaling.resolved(a, 2.0 + 1.9 / np.sqrt(3))
-    b = [4.0, 5.0, 6.0]  # the standard error of the difference is sqrt(2 / 3)
-    assert scaling.resolved(a, b, z=2.0) == (3.0 > 2.0 * np.sqrt(2 / 3))
-    assert not scaling.resolved(a, b, z=4.0)
-    with pytest.raises(ValueError, match="at least two"):
-        scaling.resolved([1.0], 2.0)
+def test_a_one_sample_difference_is_resolved_beyond_the_t_quantile_of_its_degrees_of_freedom():
+    a = [1.0, 2.0, 3.0]  # mean 2, sd 1: standard error 1 / sqrt(3), 2 degrees of freedom
+    t_crit = stats.t.ppf(0.975, 2)  # 4.30: three seeds need far more than two standard errors
+    assert scaling.resolved(a, 2.0 + 1.01 * t_crit / np.sqrt(3))
+    assert not scaling.resolved(a, 2.0 + 0.99 * t_crit / np.sqrt(3))
+    assert not scaling.resolved(a, 2.0 + 2.1 / np.sqrt(3))  # what a z test at 2 called resolved
+
+
+def test_two_samples_are_compared_with_welchs_test_as_scipy_computes_it():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = rng.normal(0, rng.uniform(0.1, 2), rng.integers(2, 6))
+        b = rng.normal(rng.uniform(-3, 3), rng.uniform(0.1, 2), rng.integers(2, 6))
+        expected = stats.ttest_ind(a, b, equal_var=False).pvalue < 0.05
+        assert scaling.resolved(a, b) == expected
+        assert scaling.resolved(a, b, alpha=0.2) == (stats.ttest_ind(a, b, equal_var=False).pvalue < 0.2)
+
+
+def test_samples_without_spread_differ_exactly_when_their_means_do():
+    assert scaling.resolved([1.0, 1.0, 1.0], [0.5, 0.5, 0.5])
+    assert not scaling.resolved([1.0, 1.0, 1.0], [1.0, 1.0])
+    assert not scaling.resolved([1.0, 1.0, 1.0], 1.0)
+
+
+def test_equivalence_needs_the_confidence_interval_of_the_difference_inside_the_margin():
+    a, b = [1.0, 2.0, 3.0], [1.5, 2.5, 3.5]  # difference -0.5, standard error sqrt(2/3), df 4
+    half = stats.t.ppf(0.95, 4) * np.sqrt(2 / 3)
+    assert scaling.equivalent(a, b, margin=0.5 + half + 1e-9)
+    assert not scaling.equivalent(a, b, margin=0.5 + half - 1e-9)
+    assert scaling.equivalent([1.0, 1.0], [1.0, 1.0, 1.0], margin=1e-6)
+
+
+def test_equal_samples_are_equivalent_but_a_small_sample_cannot_show_a_tight_equivalence():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 1, 3), rng.normal(0, 1, 3)
+    assert not scaling.equivalent(a, b, margin=0.5)  # three seeds cannot pin a difference to half an sd
+    assert not scaling.resolved(a, a + 1e-3)
+    assert scaling.equivalent(a, a, margin=10.0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: scaling.resolved([1.0], 2.0), "at least two"),
+    (lambda: scaling.resolved([1.0, float("nan")], 2.0), "finite"),
+    (lambda: scaling.resolved([1.0, 2.0], 2.0, alpha=1.5), "alpha"),
+    (lambda: scaling.equivalent([1.0, 2.0], 2.0, margin=0.0), "margin"),
+    (lambda: scaling.equivalent([1.0, 2.0], [[2.0]], margin=1.0), "sample"),
+])
+def test_bad_samples_and_levels_are_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

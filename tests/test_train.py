@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from vitbias import data, models, train
+from vitbias import data, models, train, vit
 
 TINY = data.shapes(256, seed=0)
 
@@ -112,3 +112,36 @@ def test_a_recipe_with_erasing_trains_differently_and_repeats_itself():
 def test_the_erasing_probability_must_be_a_probability(erase):
     with pytest.raises(ValueError, match="erase"):
         train.TrainConfig(steps=10, batch_size=8, erase=erase)
+
+
+def test_weight_decay_falls_on_weight_matrices_only_not_on_positions_prefix_tokens_norms_or_biases():
+    from vitbias import models
+
+    for spec in (models.vit_spec(vit.TINY_VIT_QUICK), {**models.vit_spec(vit.TINY_VIT_QUICK), "kind": "route",
+                                                       "relative_bias": True, "distill": True, "gated": 1}):
+        model = models.build(spec)
+        decay, exempt = train.parameter_groups(model, 0.05)
+        assert decay["weight_decay"] == 0.05 and exempt["weight_decay"] == 0.0
+        names = {id(p): n for n, p in model.named_parameters()}
+        exempt_names = {names[id(p)] for p in exempt["params"]}
+        decayed_names = {names[id(p)] for p in decay["params"]}
+        assert exempt_names | decayed_names == set(names.values()) and not exempt_names & decayed_names
+        assert {"cls_token"} <= exempt_names and not any(n.endswith(".bias") for n in decayed_names)
+        assert all(model.get_parameter(n).ndim >= 2 for n in decayed_names)
+        assert {"blocks.0.attn.qkv.weight", "patch_embed.proj.weight", "head.weight"} <= decayed_names
+        assert {"pos_embed", "reg_token", "relative_table"} & exempt_names
+    cnn = models.build({"kind": "cnn", "channels": [8, 16], "depth": [1, 1]})
+    decay, exempt = train.parameter_groups(cnn, 0.05)
+    assert all(p.ndim == 4 or p.ndim == 2 for p in decay["params"]) and all(p.ndim == 1 for p in exempt["params"])
+
+
+def test_a_decayed_parameter_shrinks_and_an_exempt_one_does_not_when_the_gradient_is_zero():
+    model = torch.nn.Linear(3, 3)
+    with torch.no_grad():
+        model.weight.fill_(1.0), model.bias.fill_(1.0)
+    decay, exempt = train.parameter_groups(model, 0.5)
+    optimizer = torch.optim.AdamW([decay, exempt], lr=0.1)
+    (0.0 * model(torch.ones(1, 3)).sum()).backward()
+    optimizer.step()
+    assert torch.allclose(model.weight, torch.full_like(model.weight, 1 - 0.1 * 0.5))
+    assert torch.equal(model.bias, torch.ones_like(model.bias))

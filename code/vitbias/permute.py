@@ -7,7 +7,7 @@ convolution's locality becomes false across patch borders. A ViT whose
 patches are these patches sees the same tokens, each at another place in its
 sequence: with its position table permuted alike it computes the same
 function, and trained on the shuffled images it follows the same trajectory
-as on the original ones (up to float rounding; ``tests/test_permute.py``).
+as on the original ones (up to float rounding; :mod:`vitbias.twins` runs it).
 
 A *partial* permutation moves only a fraction of the patches: a dial on how
 wrong the convolution's assumption is, the image-scale analogue of the toy's
@@ -76,36 +76,3 @@ def permute_positions(pos_embed: torch.Tensor, order, n_prefix: int) -> torch.Te
     order = _check_order(order, pos_embed.shape[1] - n_prefix)
     index = torch.cat([torch.arange(n_prefix), n_prefix + torch.as_tensor(order)])
     return pos_embed[:, index]
-
-
-def twin_trainings(spec: dict, data, recipe, order, patch: int, dtype=torch.float64):
-    """The theorem, run: a ViT trained on ``data`` and its twin trained on the shuffled images.
-
-    Both start from the same weights (drawn from ``recipe.seed``), the twin's
-    position table permuted by :func:`permute_positions`; both see the same
-    batches and the same augmentation, which acts on the image *before* the
-    shuffle. Returns the two loss curves ``(2, steps)`` and the largest
-    difference between the twin's final position table and the permuted table
-    of the original. In exact arithmetic the curves are equal and the
-    difference is zero; ``dtype=torch.float64`` keeps the rounding small.
-    """
-    import copy
-
-    from .models import build
-    from .train import train
-
-    if spec.get("kind") != "vit":
-        raise ValueError(f"the theorem is about a ViT, got a {spec.get('kind')!r} specification")
-    torch.manual_seed(recipe.seed)
-    model = build(spec).to(dtype)
-    if model.config.patch_size != patch:
-        raise ValueError(f"the shuffle must move the ViT's patches ({model.config.patch_size} px), got {patch} px")
-    twin = copy.deepcopy(model)
-    prefix = model.config.num_prefix_tokens
-    with torch.no_grad():
-        twin.pos_embed.copy_(permute_positions(model.pos_embed, order, prefix))
-    first = train(model, data, recipe, device="cpu")
-    second = train(twin, data, recipe, device="cpu", shuffle=(order, patch))
-    with torch.no_grad():
-        drift = (twin.pos_embed - permute_positions(model.pos_embed, order, prefix)).abs().max()
-    return np.stack([first.losses, second.losses]), float(drift)

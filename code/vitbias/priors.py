@@ -159,6 +159,10 @@ class RouteViT(ViT):
         self.head_dist = nn.Linear(c.embed_dim, c.num_classes) if distill else None
         self.reset_parameters()
 
+    def no_weight_decay(self) -> set[str]:
+        """The plain ViT's exemptions and the relative-position table (Swin's ``relative_position_bias_table``)."""
+        return super().no_weight_decay() | {"relative_table"}
+
     def layer_biases(self, attn_bias) -> list:
         """Each block's bias: the relative table's scores (prefix rows and columns 0), masked to the window."""
         if attn_bias is not None:

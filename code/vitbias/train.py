@@ -3,7 +3,9 @@
 One recipe for every model, so that a comparison changes one thing at a time:
 
 - AdamW with a fixed step budget and batch size (batches are drawn without
-  replacement, epoch after epoch, from a seeded shuffle);
+  replacement, epoch after epoch, from a seeded shuffle); weight decay on the
+  weight matrices and kernels only, as timm, DeiT and nanoGPT give it: not on
+  biases, norms, the position table or the prefix tokens (:func:`parameter_groups`);
 - a linear warm-up, then a cosine decay to zero or a constant rate;
 - optional augmentation: a random crop of the image padded by 4 pixels, and a
   horizontal flip with probability 1/2 (vectorised over the batch);
@@ -87,6 +89,25 @@ class History:
     seconds: float
     images_per_second: float
     device: str
+
+
+def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    """AdamW's two parameter groups: decayed, and exempt (weight decay 0).
+
+    timm's ``param_groups_weight_decay``: a parameter is exempt when it has at
+    most one dimension (biases, LayerNorm and BatchNorm scales and shifts,
+    gates) or its name is in ``model.no_weight_decay()`` (the position table,
+    [CLS] and register tokens, a relative-position table). Decay would pull
+    those toward zero for no reason the model states: a position vector or a
+    norm's scale is not a weight whose size should be paid for.
+    """
+    exempt_names = set(model.no_weight_decay()) if hasattr(model, "no_weight_decay") else set()
+    decay, exempt = [], []
+    for name, parameter in model.named_parameters():
+        if not parameter.requires_grad:
+            continue
+        (exempt if parameter.ndim <= 1 or name in exempt_names else decay).append(parameter)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": exempt, "weight_decay": 0.0}]
 
 
 def learning_rate_factor(step, config: TrainConfig) -> float:
@@ -201,8 +222,7 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
     mean, std = _standardiser(data, device, dtype)
 
     generator = torch.Generator().manual_seed(config.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay,
-                                  fused=True)
+    optimizer = torch.optim.AdamW(parameter_groups(model, config.weight_decay), lr=config.lr, fused=True)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(step, config))
     losses = torch.zeros(config.steps, device=device, dtype=torch.float64)
     order = torch.empty(0, dtype=torch.long)

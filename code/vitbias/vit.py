@@ -300,6 +300,10 @@ class ViT(nn.Module):
         self.reset_parameters()
 
     @torch.no_grad()
+    def no_weight_decay(self) -> set[str]:
+        """The parameters AdamW leaves undecayed besides biases and norms: positions and prefix tokens (timm's)."""
+        return {"pos_embed", "cls_token", "reg_token"}
+
     def reset_parameters(self):
         """timm's default initialisation, in timm's order: positions N(0, 0.02) truncated at +-2,
         [CLS] and registers N(0, 1e-6), then every linear weight N(0, 0.02) truncated and its

@@ -88,3 +88,48 @@ def test_a_verdict_is_a_sentence_glued_unchecked_with_the_reason(monkeypatch):
         book.glue_verdict("x_text", 0.3)
     with pytest.raises(ValueError, match="invalid glue name"):
         book.glue_verdict("x text", "a sentence")
+
+
+@pytest.fixture
+def glued(monkeypatch):
+    import myst_nb
+
+    seen = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: seen.__setitem__(name, value))
+    return seen
+
+
+def test_a_trained_mean_is_glued_with_the_band_of_its_seeds_and_its_reason(glued):
+    assert book.glue_trained("x_acc", [0.70, 0.72, 0.74], 0.07, what="test accuracy") == pytest.approx(0.72)
+    assert glued["x_acc"] == pytest.approx(0.72)
+    assert glued["x_acc.tol"]["abs"] == book.band(0.07, 3) == pytest.approx(np.ceil(4700 * 0.07 / np.sqrt(3)) / 1000)
+    assert "3 seeds" in glued["x_acc.tol"]["why"] and "test accuracy" in glued["x_acc.tol"]["why"]
+    book.glue_trained("x_one", 0.5, 0.07, what="one run")
+    assert glued["x_one.tol"]["abs"] == book.band(0.07, 1) == pytest.approx(0.33)
+
+
+def test_seeds_that_spread_wider_than_the_measured_sd_refuse_the_band(glued):
+    with pytest.raises(ValueError, match="measure the spread again"):
+        book.glue_trained("x_acc", [0.5, 0.7, 0.9], 0.07, what="test accuracy")
+    with pytest.raises(ValueError, match="positive"):
+        book.band(0.0, 3)
+    with pytest.raises(ValueError, match="finite"):
+        book.glue_trained("x_acc", [0.5, float("nan")], 0.07, what="test accuracy")
+
+
+def test_a_comparison_glues_the_words_of_the_outcome_welchs_test_chooses(glued):
+    high, low = [0.90, 0.91, 0.92], [0.50, 0.52, 0.51]
+    assert book.glue_compared("c", high, low, more="above", less="below", same="level with") == "more"
+    assert glued["c"] == "above" and glued["c.tol"]["unchecked"]
+    assert book.glue_compared("c", low, high, more="above", less="below", same="level with") == "less"
+    assert glued["c"] == "below"
+    # 2.1 standard errors: what a z test at 2 resolved, Welch's t with 2 degrees of freedom does not
+    assert book.glue_compared("c", [1.0, 2.0, 3.0], 2.0 + 2.1 / np.sqrt(3), more="a", less="b", same="c") == "same"
+
+
+def test_an_equality_a_theorem_guarantees_is_glued_as_shown_or_not_shown_never_as_a_difference(glued):
+    a = [0.70, 0.71, 0.72]
+    assert book.glue_equivalent("e", a, [0.705, 0.71, 0.715], 0.05, equal="the same", unresolved="not shown")
+    assert glued["e"] == "the same"
+    assert not book.glue_equivalent("e", a, [0.60, 0.65, 0.70], 0.05, equal="the same", unresolved="not shown")
+    assert glued["e"] == "not shown"

@@ -14,6 +14,15 @@ the tolerance the drift check applies to it:
   CPU trains other models, as new seeds would, and may land on the other side
   of a threshold while every number stays within its band.
 
+The policy for trained numbers lives here, not in the chapters:
+:func:`glue_trained` glues a mean over seeds with the band :func:`band`
+(``BAND_SDS`` standard deviations of the mean, from one run's measured
+standard deviation) and refuses a build whose seeds spread wider than that
+measurement; :func:`glue_compared` glues the words a comparison of two
+trained samples chooses by Welch's t test (:func:`vitbias.scaling.resolved`);
+:func:`glue_equivalent` the words for an equality a theorem guarantees,
+chosen by an equivalence test (:func:`vitbias.scaling.equivalent`).
+
 Values are plain Python ``int``, ``float`` or ``str``: NumPy scalars are
 converted here, because NumPy 2 scalars print as ``np.float64(...)`` and break
 both format specifications and notebook comparisons.
@@ -138,6 +147,86 @@ def glue_verdict(name: str, text: str):
         raise ValueError(f"invalid glue name {name!r}")
     _myst_glue(name, text, display=False)
     _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY}, display=False)
+
+
+# Two independent builds' means of n seeds differ by more than 4.7 standard
+# deviations of one mean, sqrt(2) sd of their difference, with probability about 1e-3.
+BAND_SDS = 4.7
+SPREAD_FACTOR = 1.5
+
+
+def band(one_run_sd: float, n: int = 1) -> float:
+    """The drift band of a mean of ``n`` runs: ``BAND_SDS * one_run_sd / sqrt(n)``, rounded up to 1e-3."""
+    if not (one_run_sd > 0 and np.isfinite(one_run_sd)):
+        raise ValueError(f"one run's standard deviation must be positive and finite, got {one_run_sd!r}")
+    if not (isinstance(n, (int, np.integer)) and n >= 1):
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return float(np.ceil(1000 * BAND_SDS * one_run_sd / np.sqrt(n)) / 1000)
+
+
+def glue_trained(name: str, samples, one_run_sd: float, *, what: str) -> float:
+    """Glue the mean of a trained quantity over seeds with its band; returns the mean.
+
+    ``samples``: one value per seed (or a single run); ``one_run_sd``: the
+    standard deviation of one run, measured over seeds and CPU kernel sets
+    (another CPU sums in another order, and a run then moves as a run of
+    another seed would); ``what``: what the number is, for the drift report.
+    The band is :func:`band` of the mean. A build whose own seeds spread wider
+    than ``SPREAD_FACTOR * one_run_sd`` is refused (``ValueError``): its band
+    was measured on a narrower spread and no longer holds.
+    """
+    values = np.atleast_1d(np.asarray(samples, dtype=float))
+    if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+        raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
+    if len(values) > 1 and values.std(ddof=1) > SPREAD_FACTOR * one_run_sd:
+        raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
+                         f"{SPREAD_FACTOR} x the measured one-run sd {one_run_sd}: measure the spread again")
+    n = len(values)
+    why = (f"{' '.join(what.split())}: {'a mean over ' + str(n) + ' seeds' if n > 1 else 'one run'}; another "
+           f"CPU's summation order moves a training as a new seed would: {BAND_SDS} sd of the "
+           f"{'mean' if n > 1 else 'run'}, one run's sd {one_run_sd:g} measured over seeds and kernel sets")
+    glue(name, float(values.mean()), abs=band(one_run_sd, n), why=why)
+    return float(values.mean())
+
+
+def compare(first, second) -> str:
+    """``"more"``, ``"less"`` or ``"same"``: how the mean of ``first`` stands to ``second``'s by Welch's t test.
+
+    ``"same"`` means *not resolved* at 5 % (:func:`vitbias.scaling.resolved`),
+    not shown equal.
+    """
+    from .scaling import resolved
+
+    if not resolved(first, second):
+        return "same"
+    return "more" if np.mean(first) > np.mean(second) else "less"
+
+
+def glue_compared(name: str, first, second, *, more: str, less: str, same: str) -> str:
+    """Glue the words that :func:`compare` chooses for two trained samples; returns its outcome.
+
+    The words go into a sentence of the prose (``{glue:text}`name```): the
+    prose says what is measured, and the build chooses which of the three
+    measured outcomes it is.
+    """
+    outcome = compare(first, second)
+    glue_verdict(name, {"more": more, "less": less, "same": same}[outcome])
+    return outcome
+
+
+def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unresolved: str) -> bool:
+    """Glue the words for an equality a theorem guarantees, chosen by an equivalence test; returns it.
+
+    ``equal`` when the two samples' means are shown to agree within
+    ``margin`` (:func:`vitbias.scaling.equivalent`, two one-sided Welch tests
+    at 5 %), else ``unresolved``: too few seeds to show it. Never a verdict of
+    difference.
+    """
+    from .scaling import equivalent
+
+    shown = equivalent(first, second, margin)
+    glue_verdict(name, equal if shown else unresolved)
+    return shown
 
 
 def build_record() -> dict[str, str]:

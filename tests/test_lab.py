@@ -146,3 +146,25 @@ def test_an_entry_whose_code_cannot_be_read_is_trained_every_time(monkeypatch):
     assert lab.entry_key(runs.experiment(budget, "vit", 50, 0), Doubled()) is None
     assert not lab.enter(Doubled, budget, train_size=50).cached
     assert not lab.enter(Doubled, budget, train_size=50).cached
+
+
+def test_an_entry_that_is_one_of_the_books_runs_is_read_from_the_run_cache_not_trained_again():
+    from vitbias import models
+
+    budget = replace(profile.budget("quick"), min_steps=5, max_steps=5)
+    stem = runs.experiment(budget, "vit", 50, 0, route={"stem": True})
+    book = runs.run(stem)
+    entry = lab.enter(lambda: models.build({**budget.vit, "kind": "route", "stem": True}), budget, 50, seed=0)
+    assert (entry.accuracy, entry.train_accuracy, entry.seconds) == (
+        book.accuracy, book.train_accuracy, book.metrics["seconds"])
+    assert entry.cached and all(torch.equal(a, b) for a, b in zip(entry.model.parameters(),
+                                                                   book.model.parameters()))
+
+    def nudged():
+        model = models.build({**budget.vit, "kind": "route", "stem": True})
+        with torch.no_grad():
+            model.head.bias.add_(1e-3)
+        return model
+
+    assert lab.book_run(nudged(), budget, 50, 0) is None
+    assert not lab.enter(nudged, budget, 50, seed=0).cached

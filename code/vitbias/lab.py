@@ -13,7 +13,11 @@ A trained entry is kept in the run cache (:mod:`vitbias.runs`) under a key
 that hashes the run it stands beside, the source and printed structure of
 every module class in the model and its initial weights, so running the
 cell again with the same model reads the stored entry instead of training it
-twice; any change to the model, its code or the recipe trains afresh.
+twice; any change to the model, its code or the recipe trains afresh. An
+entry that *is* one of the book's runs (the same class and the same initial
+weights as the plain ViT or a route of the priors chapter, with the same
+recipe) is that run: it is read from the run cache, not trained again
+(:func:`book_run`).
 """
 
 from __future__ import annotations
@@ -110,6 +114,32 @@ def entry_key(config: dict, model: nn.Module) -> str | None:
     return "lab-" + digest.hexdigest()[:20]
 
 
+def book_run(model: nn.Module, budget, train_size: int, seed: int, folder=None):
+    """The book's run that ``model`` (freshly initialised) would repeat, or ``None``.
+
+    A candidate is the plain ViT or a route of the priors chapter trained
+    with the plain recipe (:func:`vitbias.plan.prior_routes`) on
+    ``train_size`` images with ``seed``: the same model class, the same
+    parameter names and exactly the same initial weights. Trained with the
+    same recipe on the same batches it would be the same training, so the
+    challenge reads that run from the cache (:func:`vitbias.runs.run`, in
+    ``folder``, default the run cache), training it there if it is missing.
+    """
+    from .plan import prior_routes
+
+    state = model.state_dict()
+    candidates = [None] + [route for route, augment in prior_routes(budget).values()
+                           if augment is None and route is not None and not route.get("distill")]
+    for route in candidates:
+        config = _runs.experiment(budget, "vit", int(train_size), seed, route=route)
+        twin = _runs.seeded_model(config["model"], seed)
+        other = twin.state_dict()
+        if type(twin) is type(model) and other.keys() == state.keys() and all(
+                torch.equal(other[k], state[k]) for k in state):
+            return _runs.run(config, folder)
+    return None
+
+
 def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = None, seed: int = 0,
           folder=None) -> Entry:
     """Train and score the model that ``make_model()`` returns, under the challenge's limits.
@@ -145,6 +175,10 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
         scores = json.loads((stored / "entry.json").read_text())
         return Entry(model.cpu().eval(), count, len(train_set), seed, scores["accuracy"],
                      scores["train_accuracy"], scores["seconds"], cached=True)
+    same = book_run(model, budget, n, seed, folder)
+    if same is not None:
+        return Entry(same.model, count, len(train_set), seed, same.accuracy, same.train_accuracy,
+                     same.metrics["seconds"], cached=same.cached)
     threads = torch.get_num_threads()
     if device_name() == "cpu":  # one thread, as the run cache trains every model on a CPU
         torch.set_num_threads(1)
@@ -163,17 +197,7 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
 
 
 def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
-    """The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
+    """The priors chapter's routes back to the prior (:func:`vitbias.plan.prior_routes`)."""
+    from .plan import prior_routes as routes
 
-    The same dictionary that chapter trains (``book/priors.md``, its ``ROUTES``),
-    so that ``runs.experiment(budget, "vit", n, s, route=..., augment=...)``
-    names the very runs it stored in the cache.
-    """
-    return {
-        "local (radius 1)": ({"local_radius": 1}, None),
-        "gated positional": ({"gated": budget.vit["depth"]}, None),
-        "relative bias": ({"relative_bias": True}, None),
-        "conv stem": ({"stem": True}, None),
-        "crop and flip": (None, True),
-        "distilled from the CNN": ({"distill": True}, None),
-    }
+    return routes(budget)

@@ -1,0 +1,144 @@
+"""Which runs each chapter trains: the run configurations, by chapter, in one place.
+
+A chapter asks for its runs here (``plan.crossover(budget)``) and trains or
+reads them with :func:`vitbias.runs.run_many`; the page "How this build was
+made" sums their training time from the run cache (:func:`training_seconds`),
+and a device run can train a chapter's runs without the chapter. Each function
+returns a dict from the key the chapter indexes its runs by to the run's
+configuration (:func:`vitbias.runs.experiment`). Runs shared between chapters
+(the priors chapter's plain ViT is the crossover chapter's) have the same
+configuration, hence the same cache entry, and are trained once.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import runs
+
+MODELS = ("cnn", "vit")
+# The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
+ROUTE_NAMES = ("local (radius 1)", "gated positional", "relative bias", "conv stem", "crop and flip",
+               "distilled from the CNN")
+# The routes the priors chapter also trains on shuffled images: the two whose prior the shuffle is about.
+SHUFFLED_ROUTES = ("local (radius 1)", "gated positional")
+TEXTURES = {"plain fill": "none", "predictive texture": "predictive", "random texture": "random"}
+ERASE = 0.25  # DeiT's random-erasing probability
+
+
+def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
+    """The priors chapter's routes: name -> (``RouteViT`` keywords or None, augmentation override or None)."""
+    return {
+        "local (radius 1)": ({"local_radius": 1}, None),
+        "gated positional": ({"gated": budget.vit["depth"]}, None),
+        "relative bias": ({"relative_bias": True}, None),
+        "conv stem": ({"stem": True}, None),
+        "crop and flip": (None, True),
+        "distilled from the CNN": ({"distill": True}, None),
+    }
+
+
+def crossover(budget) -> dict:
+    """Learning curves ``(model, n, seed, shuffled fraction)``, the dial ``(model, fraction, seed)``,
+    the recipe switched at one size ``(model, seed)``, and ``"pretraining"`` (quick and gpu profiles)."""
+    sizes, seeds = budget.train_sizes, budget.seeds
+    wanted = {(m, n, s, p): runs.experiment(budget, m, n, s, permute=p)
+              for m in MODELS for n in sizes for s in seeds for p in (0.0, 1.0)}
+    wanted |= {(m, f, s): runs.experiment(budget, m, budget.dial_size, s, permute=f)
+               for m in MODELS for f in budget.dial_fractions for s in seeds}
+    switched = not budget.train["augment"]
+    wanted |= {(m, s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched)
+               for m in MODELS for s in seeds}
+    if "data" in budget.pretrain:
+        wanted["pretraining"] = runs.pretraining(budget)
+    return wanted
+
+
+def locality(budget) -> dict:
+    """The ViTs ``(n, seed, shuffled fraction)`` at the smallest and largest size, and ``("stem", seed)``."""
+    sizes, seeds = budget.train_sizes, budget.seeds
+    wanted = {(n, s, p): runs.experiment(budget, "vit", n, s, permute=p)
+              for n in (sizes[0], sizes[-1]) for s in seeds for p in (0.0, 1.0)}
+    wanted |= {("stem", s): runs.experiment(budget, "vit", sizes[-1], s, route={"stem": True}) for s in seeds}
+    return wanted
+
+
+def priors(budget) -> dict:
+    """``(name, n, seed, shuffled fraction)`` for the CNN, the ViT and every route, at the smallest and
+    largest size; on shuffled images (largest size) the CNN, the ViT and :data:`SHUFFLED_ROUTES`."""
+    sizes, seeds = budget.train_sizes, budget.seeds
+    wanted = {}
+    for n in (sizes[0], sizes[-1]):
+        for s in seeds:
+            for p in ((0.0, 1.0) if n == sizes[-1] else (0.0,)):
+                wanted["CNN", n, s, p] = runs.experiment(budget, "cnn", n, s, permute=p)
+                wanted["ViT", n, s, p] = runs.experiment(budget, "vit", n, s, permute=p)
+                for name, (route, augment) in prior_routes(budget).items():
+                    if p == 0.0 or name in SHUFFLED_ROUTES:
+                        wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route,
+                                                                augment=augment, permute=p)
+    return wanted
+
+
+def robustness(budget) -> dict:
+    """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``."""
+    n, seeds = budget.train_sizes[-1], budget.seeds
+    wanted = {}
+    for s in seeds:
+        for model in ("CNN", "ViT"):
+            for condition, texture in TEXTURES.items():
+                wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture)
+            wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE)
+    return wanted
+
+
+def lab(budget) -> dict:
+    """The lab's runs: the curves ``(model, n, seed)``, the recipe switched ``(model, "recipe", seed)``,
+    and the board of routes at the challenge's size ``(name, seed)``; all of them other chapters' runs."""
+    from .lab import challenge_size
+
+    sizes, seeds = budget.train_sizes, budget.seeds
+    wanted = {(m, n, s): runs.experiment(budget, m, n, s) for m in MODELS for n in sizes for s in seeds}
+    switched = not budget.train["augment"]
+    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched)
+               for m in MODELS for s in seeds}
+    n = challenge_size(budget)
+    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment)
+               for name, (route, augment) in prior_routes(budget).items() for s in seeds}
+    return wanted
+
+
+CHAPTERS = {"crossover": crossover, "locality": locality, "priors": priors, "robustness": robustness, "lab": lab}
+
+
+def chapter_runs(chapter: str, budget) -> dict:
+    """The runs of ``chapter`` (one of :data:`CHAPTERS`)."""
+    if chapter not in CHAPTERS:
+        raise ValueError(f"no runs are planned for {chapter!r}: expected one of {tuple(CHAPTERS)}")
+    return CHAPTERS[chapter](budget)
+
+
+def _with_teachers(configs) -> list[dict]:
+    """``configs`` and, for a distilled run, its teacher's configuration (trained first, timed apart)."""
+    found = []
+    for config in configs:
+        teacher = config["train"].get("teacher")
+        if teacher is not None:
+            found += _with_teachers([teacher])
+        found.append(config)
+    return found
+
+
+def training_seconds(configs, folder=None) -> tuple[float, int, int]:
+    """``(seconds, runs, missing)``: the single-thread training time of the distinct runs in ``configs``
+    as the run cache recorded it, how many distinct runs there are, and how many are not in the cache."""
+    folder = runs.runs_folder() if folder is None else folder
+    keys = {runs.run_key(c): c for c in _with_teachers(list(configs))}
+    seconds, missing = 0.0, 0
+    for key in keys:
+        metrics = folder / key / "metrics.json"
+        if metrics.is_file():
+            seconds += json.loads(metrics.read_text())["seconds"]
+        else:
+            missing += 1
+    return seconds, len(keys), missing

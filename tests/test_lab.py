@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import torch
@@ -84,12 +82,12 @@ def test_enter_trains_on_the_runs_images_with_its_recipe_and_scores_on_the_test_
     assert not torch.equal(initial[1].weight, first.model[1].weight)
 
 
-def test_the_prior_routes_are_the_priors_chapters():
-    text = (Path(__file__).resolve().parent.parent / "book" / "priors.md").read_text()
-    block = re.search(r"^ROUTES = (\{.*?^\})", text, re.S | re.M).group(1)
+def test_the_prior_routes_are_the_plans_which_the_priors_chapter_trains():
+    from vitbias import plan
+
     for name in ("quick", "full"):
         budget = profile.budget(name)
-        assert lab.prior_routes(budget) == eval(block, {"budget": budget})  # noqa: S307
+        assert lab.prior_routes(budget) == plan.prior_routes(budget)
 
 
 def test_enter_trains_on_one_thread_and_gives_the_threads_back():

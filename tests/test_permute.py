@@ -138,3 +138,104 @@ def test_the_trainer_keeps_the_theorem_with_augmentation_before_the_shuffle(one_
         twins.twin_trainings(spec, images, recipe, order, 4)
     with pytest.raises(ValueError, match="ViT"):
         twins.twin_trainings({"kind": "cnn"}, images, recipe, order, 8)
+
+
+# --- scrambles: patch orders, pixel orders, worlds --------------------------------------------------------
+
+def _random_orders(rng, grid=4, patch=8):
+    return rng.permutation(grid * grid), rng.permutation(patch * patch)
+
+
+def test_a_scramble_moves_whole_patches_and_the_same_pixels_inside_every_patch():
+    from vitbias.geometry import patchify
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 3, 32, 32))
+    patch_order, pixel_order = _random_orders(rng)
+    out = patchify(permute.scramble(x, 8, patch_order, pixel_order), 8).reshape(2, 16, 3, 64)
+    original = patchify(x, 8).reshape(2, 16, 3, 64)
+    assert np.array_equal(out, original[:, patch_order][..., pixel_order])
+    assert np.array_equal(permute.scramble(x, 8, patch_order), permute.permute_patches(x, patch_order, 8))
+    assert np.array_equal(permute.scramble(x, 8), x)
+    t = torch.as_tensor(x)
+    assert torch.equal(permute.scramble(t, 8, patch_order, pixel_order),
+                       torch.as_tensor(permute.scramble(x, 8, patch_order, pixel_order)))
+
+
+@pytest.mark.parametrize("pool, class_token", [("mean", True), ("cls", True), ("mean", False)])
+def test_a_vit_absorbs_every_patch_and_pixel_order_exactly(pool, class_token):
+    rng = np.random.default_rng(1)
+    config = ViTConfig(img_size=32, patch_size=8, num_classes=10, embed_dim=16, depth=2, num_heads=2,
+                           pool=pool, class_token=class_token)
+    torch.manual_seed(0)
+    model = ViT(config).double().eval()
+    x = torch.as_tensor(rng.normal(size=(3, 3, 32, 32)))
+    for _ in range(3):
+        patch_order, pixel_order = _random_orders(rng)
+        twin = permute.absorb(model, patch_order, pixel_order)
+        gap = (twin(permute.scramble(x, 8, patch_order, pixel_order)) - model(x)).abs().max()
+        assert gap < 1e-12
+
+
+def test_a_different_pixel_order_in_every_patch_or_one_over_all_pixels_is_not_absorbed():
+    torch.manual_seed(0)
+    model = ViT(ViTConfig(img_size=32, patch_size=8, num_classes=10, embed_dim=16, depth=2,
+                          num_heads=2)).double().eval()
+    x = torch.as_tensor(np.random.default_rng(2).normal(size=(3, 3, 32, 32)))
+    for control in ("per_patch", "global"):
+        world = {"patch": 8, "shuffle_patches": False, "block": 0, "control": control, "seed": 0}
+        moved = permute.rearrange(x, permute.world_index(world, 32))
+        # the best a ViT can do by absorbing: the identity orders (it has no per-patch weights)
+        assert (model(moved) - model(x)).abs().max() > 1e-3
+
+
+def test_a_block_pixel_order_keeps_every_pixel_inside_its_block():
+    order = permute.block_pixel_order(8, 4, seed=0)
+    rows, cols = np.divmod(np.arange(64), 8)
+    assert np.array_equal(rows[order] // 4, rows // 4) and np.array_equal(cols[order] // 4, cols // 4)
+    assert not np.array_equal(order, np.arange(64))
+    assert np.array_equal(permute.block_pixel_order(8, 1), np.arange(64))
+
+
+def test_the_worlds_of_the_ladder_are_absorbed_scrambles_and_the_controls_are_not():
+    for block in (0, 2, 4, 8):
+        world = {"patch": 8, "shuffle_patches": True, "block": block, "control": None, "seed": 0}
+        index = permute.world_index(world, 32)
+        patch_order = permute.patch_permutation((4, 4), 1.0, 0)
+        pixel_order = permute.block_pixel_order(8, block, 1) if block else None
+        assert np.array_equal(index, permute.scramble_index(32, 8, patch_order, pixel_order))
+    per_patch = permute.world_index({"patch": 8, "shuffle_patches": False, "block": 0, "control": "per_patch",
+                                     "seed": 0}, 32)
+    assert np.array_equal(np.sort(per_patch), np.arange(1024))
+    # a per-patch control keeps every pixel in its patch, but no single pixel order describes it
+    spots = permute.scramble_index(32, 8).reshape(16, 64)
+    assert all(set(per_patch[cells]) == set(cells) for cells in spots)
+
+
+def test_a_world_is_applied_to_every_batch_after_augmentation_and_to_the_test_set_once(tmp_path):
+    from vitbias import profile, runs
+
+    budget = profile.budget("quick")
+    world = {"patch": 8, "shuffle_patches": True, "block": 4, "control": None, "seed": 0}
+    config = runs.experiment(budget, "cnn", 50, 0, world=world)
+    train_set, test_set, move = runs.inputs({**config["data"], "test": 10})
+    plain_train, plain_test, _ = runs.inputs({**runs.experiment(budget, "cnn", 50, 0)["data"], "test": 10})
+    assert np.array_equal(train_set.images, plain_train.images)
+    assert np.array_equal(test_set.images, permute.rearrange(plain_test.images, move["rearrange"]))
+    with pytest.raises(ValueError, match="not both"):
+        runs.experiment(budget, "vit", 50, 0, world=world, permute=1.0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: permute.scramble(np.zeros((3, 32, 32)), 8, np.arange(15)), "permutation of the 16 patches"),
+    (lambda: permute.scramble(np.zeros((3, 32, 32)), 8, None, np.arange(64)[::-1] % 63), "pixels"),
+    (lambda: permute.scramble(np.zeros((3, 32, 32)), 6), "divide"),
+    (lambda: permute.block_pixel_order(8, 3), "divide"),
+    (lambda: permute.world_index({"patch": 8}, 32), "keys"),
+    (lambda: permute.world_index({"patch": 8, "shuffle_patches": True, "block": 0, "control": "all",
+                                  "seed": 0}, 32), "control"),
+    (lambda: permute.absorb(torch.nn.Linear(2, 2), None, None), "ViT"),
+])
+def test_bad_scrambles_are_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -186,8 +186,14 @@ def main(argv=None) -> None:
             together = side_by_side(spec, images, batch, args.steps, cores)
             print(f"{name}: {cores} single-threaded runs side by side {together:,.0f} images/s in all "
                   f"({together / ours:.2f} x one run on {torch.get_num_threads()} threads)")
-    seconds = chapter_seconds()
-    print("crossover chapter, last execution: " + ("not built yet" if seconds is None else f"{seconds:.0f} s"))
+    print("chapter: last execution (wall) | training of its runs (single-thread seconds, summed over runs)")
+    from . import plan
+
+    for chapter in plan.CHAPTERS:
+        seconds = chapter_seconds(chapter)
+        trained, count, missing = plan.training_seconds(plan.chapter_runs(chapter, budget).values())
+        print(f"{chapter:>11}: " + ("not built yet" if seconds is None else f"{seconds:,.0f} s")
+              + f" | {trained:,.0f} s over {count - missing} runs" + (f" ({missing} not trained)" if missing else ""))
     locality_speed()
 
 

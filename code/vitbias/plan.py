@@ -81,12 +81,17 @@ def priors(budget) -> dict:
 
 
 def robustness(budget) -> dict:
-    """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``."""
+    """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``.
+
+    Textures exist on generated data only; on other data the one condition
+    is ``"plain fill"``, the data as they are.
+    """
     n, seeds = budget.train_sizes[-1], budget.seeds
+    textures = TEXTURES if budget.dataset["name"] == "shapes" else {"plain fill": None}
     wanted = {}
     for s in seeds:
         for model in ("CNN", "ViT"):
-            for condition, texture in TEXTURES.items():
+            for condition, texture in textures.items():
                 wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture)
             wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE)
     return wanted

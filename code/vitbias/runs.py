@@ -8,8 +8,10 @@ model::
      "train": {"steps": 300, "batch_size": 64, ...}}
 
 ``data`` may ask for a patch shuffle (``"permute": {"fraction", "seed",
-"patch"}``, :mod:`vitbias.permute`): the test images are shuffled once, the
-training batches after their augmentation. :func:`experiment` writes the
+"patch"}``, :mod:`vitbias.permute`) or for a world, a fixed rearrangement of
+the pixel positions (``"world"``, :func:`vitbias.permute.world_index`): the
+test images are rearranged once, the training batches after their
+augmentation. :func:`experiment` writes the
 configs of a budget's runs.
 
 :func:`run` trains it, or loads it when it was trained before;
@@ -44,7 +46,7 @@ from torch import nn
 
 from . import data as _data
 from . import models as _models
-from .permute import patch_permutation, permute_patches
+from .permute import patch_permutation, permute_patches, rearrange, world_index
 from .profile import device_name
 from .train import TrainConfig, evaluate, train
 
@@ -163,22 +165,49 @@ def _shuffle(shuffle: dict, image_size: int) -> tuple[np.ndarray, int]:
     return patch_permutation((grid, grid), shuffle["fraction"], shuffle["seed"]), patch
 
 
+def inputs(data: dict):
+    """``(training set, test set, how the trainer moves each batch)`` of a run's ``data`` section.
+
+    The test set comes already rearranged (once) when the data ask for a
+    patch shuffle or a world; the third item is the keyword the trainer takes
+    to do the same to every training batch after augmentation:
+    ``{"shuffle": (order, patch)}``, ``{"rearrange": index}`` or ``{}``.
+    """
+    spec = dict(data)
+    wanted, world = spec.pop("permute", None), spec.pop("world", None)
+    if wanted is not None and world is not None:
+        raise ValueError("a run's data take a patch shuffle or a world, not both")
+    train_set, test_set = _data.load(spec)
+    size = train_set.images.shape[-1]
+    if wanted is not None:
+        shuffle = _shuffle(wanted, size)
+        return train_set, replace(test_set, images=permute_patches(test_set.images, *shuffle)), {"shuffle": shuffle}
+    if world is not None:
+        index = world_index(world, size)
+        return train_set, replace(test_set, images=rearrange(test_set.images, index)), {"rearrange": index}
+    return train_set, test_set, {}
+
+
+def _moved(images: _data.ImageSet, move: dict) -> _data.ImageSet:
+    """``images`` moved as the trainer moves its batches (``move`` from :func:`inputs`)."""
+    if "shuffle" in move:
+        return replace(images, images=permute_patches(images.images, *move["shuffle"]))
+    if "rearrange" in move:
+        return replace(images, images=rearrange(images.images, move["rearrange"]))
+    return images
+
+
 def _train(config: dict, folder: Path):
     """Train the run of ``config``: ``(model, metrics)``; a teacher is run (or read) from ``folder`` first."""
     recipe = dict(config["train"])
     teacher = recipe.pop("teacher", None)
     teacher = None if teacher is None else run(teacher, folder).model
     recipe = TrainConfig(**recipe)
-    spec = dict(config["data"])
-    wanted = spec.pop("permute", None)
-    train_set, test_set = _data.load(spec)
-    shuffle = None if wanted is None else _shuffle(wanted, train_set.images.shape[-1])
-    if shuffle is not None:  # test images are shuffled once; training batches after augmentation
-        test_set = replace(test_set, images=permute_patches(test_set.images, *shuffle))
+    train_set, test_set, move = inputs(config["data"])
     model = seeded_model(config["model"], recipe.seed)
-    history = train(model, train_set, recipe, shuffle=shuffle, teacher=teacher)
+    history = train(model, train_set, recipe, teacher=teacher, **move)
     scores = evaluate(model, test_set)
-    seen = train_set if shuffle is None else replace(train_set, images=permute_patches(train_set.images, *shuffle))
+    seen = _moved(train_set, move)
     metrics = {"test_accuracy": scores["accuracy"], "test_loss": scores["loss"],
                "train_accuracy": evaluate(model, seen)["accuracy"],
                "final_train_loss": float(history.losses[-50:].mean()),
@@ -251,7 +280,7 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
 
 def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
                permute: float = 0.0, route: dict | None = None, texture: str | None = None,
-               erase: float = 0.0) -> dict:
+               erase: float = 0.0, world: dict | None = None) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
     ``seed`` draws the training set, the initial weights and the batches; the
@@ -263,7 +292,8 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     with ``distill`` the teacher is the CNN of the same size, seed and data.
     ``texture`` overrides the generated data's fill (:func:`vitbias.data.shapes`)
     for the training and the test images; ``erase`` switches on random erasing
-    with that probability.
+    with that probability; ``world`` rearranges the pixel positions of every
+    image (:func:`vitbias.permute.world_index`), instead of a patch shuffle.
     """
     if model not in ("cnn", "vit"):
         raise ValueError(f"model must be 'cnn' or 'vit', got {model!r}")
@@ -284,6 +314,11 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         data.pop("test_seed")
     if texture is not None:
         data["texture"] = texture
+    if world is not None:
+        if permute > 0:
+            raise ValueError("a run takes a patch shuffle or a world, not both")
+        world_index(world, int(budget.vit["img_size"]))  # validates the world
+        data["world"] = dict(world)
     if permute > 0:
         data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed,
                            "patch": budget.vit["patch_size"]}
@@ -296,7 +331,8 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     if route is not None:
         spec = {**spec, "kind": "route", **route}
         if route.get("distill"):
-            recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute)
+            recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute,
+                                           world=world)
     return {"data": data, "model": spec, "train": recipe}
 
 

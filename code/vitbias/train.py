@@ -12,9 +12,10 @@ One recipe for every model, so that a comparison changes one thing at a time:
 - optional random erasing (Zhong et al. 2020, as DeiT uses it): with
   probability ``erase`` a rectangle of each standardised image is replaced by
   Gaussian noise;
-- optionally, one fixed shuffle of the patch grid (:mod:`vitbias.permute`),
-  applied to every batch *after* the augmentation, so that a crop moves the
-  original image and the shuffle stays the same function of it;
+- optionally, one fixed shuffle of the patch grid, or any fixed rearrangement
+  of the pixel positions (:mod:`vitbias.permute`), applied to every batch
+  *after* the augmentation, so that a crop moves the original image and the
+  rearrangement stays the same function of it;
 - fixed seeds: the same configuration gives the same losses and the same
   accuracy on a given machine.
 
@@ -41,6 +42,7 @@ from torch import nn
 
 from .data import ImageSet
 from .permute import permute_patches
+from .permute import rearrange as rearrange_pixels
 from .profile import device as default_device
 
 SCHEDULES = ("cosine", "constant")
@@ -197,12 +199,15 @@ def _inputs(pixels: torch.Tensor, device: torch.device) -> torch.Tensor:
 
 
 def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
-          shuffle: tuple | None = None, teacher: nn.Module | None = None) -> History:
+          shuffle: tuple | None = None, teacher: nn.Module | None = None,
+          rearrange: np.ndarray | None = None) -> History:
     """Train ``model`` in place on ``data`` with ``config``; returns the :class:`History`.
 
     ``shuffle = (order, patch)`` moves the ``patch x patch`` patches of every
     batch by ``order`` (:func:`vitbias.permute.permute_patches`) after the
-    augmentation. With a ``teacher``, ``model`` returns ``(logits,
+    augmentation; ``rearrange``, an index ``(H W,)`` of the pixel positions
+    (:func:`vitbias.permute.rearrange`), moves the pixels of every batch
+    instead. With a ``teacher``, ``model`` returns ``(logits,
     distillation logits)`` in training and the loss is DeiT's hard
     distillation, ``(CE(logits, y) + CE(distillation logits, teacher's class)) / 2``,
     the teacher reading the same (augmented) batch.
@@ -211,6 +216,8 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
         raise ValueError("the training set is empty")
     if shuffle is not None and len(shuffle) != 2:
         raise ValueError(f"shuffle must be (order, patch), got {shuffle!r}")
+    if shuffle is not None and rearrange is not None:
+        raise ValueError("give a patch shuffle or a pixel rearrangement, not both")
     device = torch.device(device) if device is not None else default_device()
     model = _place(model, device)
     model.train()
@@ -237,6 +244,8 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
             x = random_crop_flip(x, generator)
         if shuffle is not None:
             x = permute_patches(x, *shuffle)
+        if rearrange is not None:
+            x = rearrange_pixels(x, rearrange)
         x = (x - mean) / std
         if config.erase > 0:
             x = random_erase(x, config.erase, generator)

@@ -12,8 +12,11 @@ One module per idea the book teaches:
 - ``crossover``: the compute a ViT needs to match a ResNet (Table 6).
 - ``attention_conv``: multi-head attention as a sum over heads, and the
   convolution it can compute.
-- ``permute``: one fixed shuffle of the patch grid, which breaks a
-  convolution's locality and leaves a ViT's function class unchanged.
+- ``permute``: fixed rearrangements of the pixel positions (a shuffle of the
+  patch grid, the same pixel order inside every patch, the worlds built from
+  them and their controls), which break a convolution's locality and which a
+  ViT absorbs exactly (``absorb``); ``twins``: the theorem, run as two
+  trainings.
 - ``locality``: what a trained ViT learns in place of locality: the mean
   attention distance of each head, attention rollout, and the receptive
   fields of stacked convolutions and of attention.
@@ -24,11 +27,15 @@ One module per idea the book teaches:
 and the plumbing:
 
 - ``data`` (generated shapes, CIFAR-10), ``models`` (the small CNN, the
-  TinyViT), ``train`` (the trainer), ``runs`` (the run cache), ``probe``
-  (linear probes on frozen features);
-- ``profile``: the build profile (``quick`` or ``full``), its budgets and the device;
-- ``book``: gluing numbers into the prose with a declared tolerance, and the
-  record of how a build was made;
+  TinyViT), ``train`` (the trainer), ``runs`` (the run cache), ``plan``
+  (which runs each chapter trains), ``fingerprint`` (short trainings that
+  any change of code moves), ``probe`` (linear probes on frozen features);
+- ``profile``: the build profile (``quick``, ``gpu`` or ``full``), its budgets and the device;
+- ``scaling``: power laws of learning curves, their crossings, and the
+  tests that decide the book's verdicts (Welch's t, equivalence);
+- ``book``: gluing numbers into the prose with a declared tolerance, the
+  policy for trained numbers (bands, verdicts), and the record of how a
+  build was made;
 - ``literature``: published numbers with their paper and table;
 - ``figures``: the figures, one module per chapter and one shared style.
 """

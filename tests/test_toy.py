@@ -148,3 +148,68 @@ def test_no_crossover_without_drift_and_no_crossing_without_a_sign_change():
 def test_mismatched_shapes_are_rejected():
     with pytest.raises(ValueError, match="reps, N, n"):
         toy.fit_conv(np.zeros((2, 5, 8)), np.zeros((2, 5, 7)))
+
+
+# ---------------------------------------------------------------------------
+# The crossing against the drift.
+# ---------------------------------------------------------------------------
+
+def test_the_formula_crossing_of_a_sweep_matches_crossover_rows_at_each_drift():
+    betas = [0.05, 0.3, 1.0, 2.5]
+    expected = [toy.crossover_rows(toy.Toy(n=T.n, k=T.k, beta=b, sigma=T.sigma)) for b in betas]
+    np.testing.assert_allclose(toy.crossover_rows_for(T, betas), expected, rtol=1e-14)
+    assert toy.crossover_rows_for(T, np.array(betas)).shape == (4,)
+
+
+def test_halving_the_drift_quadruples_the_rows_beyond_n_plus_one():
+    beyond = toy.crossover_rows_for(T, [0.1, 0.2, 0.4]) - (T.n + 1)
+    np.testing.assert_allclose(beyond[:-1] / beyond[1:], [4, 4], rtol=1e-12)
+
+
+def test_the_formula_crossing_falls_as_the_drift_grows_towards_n_plus_one():
+    N_star = toy.crossover_rows_for(T, np.geomspace(0.01, 100, 50))
+    assert np.all(np.diff(N_star) < 0)
+    assert np.all(N_star > T.n + 1)
+    assert N_star[-1] == pytest.approx(T.n + 1, abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return toy.simulate_crossings(T, [0.15, 0.3, 0.6], reps=32, count=9, seed=1)
+
+
+def test_the_crossing_falls_as_the_drift_grows(sweep):
+    assert np.all(np.diff(sweep.formula) < 0)
+    assert np.all(np.diff(sweep.simulated) < 0)
+
+
+def test_every_simulated_crossing_is_within_three_monte_carlo_errors_of_the_formula(sweep):
+    assert sweep.formula.shape == sweep.simulated.shape == sweep.spread.shape == (3,)
+    np.testing.assert_allclose(sweep.formula, toy.crossover_rows_for(T, [0.15, 0.3, 0.6]), rtol=1e-14)
+    assert np.all(sweep.spread > 0)
+    assert np.all(sweep.deviation() < 3), sweep.deviation()
+
+
+def test_a_sweep_is_deterministic_for_a_seed_and_each_drift_has_its_own_stream():
+    a = toy.simulate_crossings(T, [0.3, 0.6], reps=4, count=5, seed=2)
+    b = toy.simulate_crossings(T, [0.3, 0.6], reps=4, count=5, seed=2)
+    np.testing.assert_array_equal(a.simulated, b.simulated)
+    one = toy.simulate(toy.Toy(beta=0.6), toy.rows_around(T, a.formula[1], 2.0, 5), reps=4, seed=3)
+    assert a.simulated[1] == toy.crossing_point(one.N, one.full_mean, one.conv_mean)
+
+
+def test_the_rows_around_a_crossing_bracket_it_and_never_reach_n_plus_one():
+    rows = toy.rows_around(T, 122, factor=2, count=11)
+    assert rows[0] == 61 and rows[-1] == 244 and len(rows) == 11
+    near = toy.rows_around(T, 36, factor=2, count=11)
+    assert near[0] == T.n + 3 and np.all(np.diff(near) > 0)
+    with pytest.raises(ValueError, match="factor > 1"):
+        toy.rows_around(T, 122, factor=1)
+
+
+@pytest.mark.parametrize("betas", [[0.3, 0.0], [-0.1], [np.inf], [np.nan], [], [[0.1, 0.2]], ["a lot"], 0.3])
+def test_drifts_that_are_not_positive_finite_1d_numbers_are_rejected(betas):
+    with pytest.raises(ValueError, match="beta"):
+        toy.crossover_rows_for(T, betas)
+    with pytest.raises(ValueError, match="beta"):
+        toy.simulate_crossings(T, betas, reps=2, count=3)

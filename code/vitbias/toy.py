@@ -331,3 +331,87 @@ def crossing_point(N, upper, lower) -> float:
     logN = np.log(N[i : i + 2])
     frac = diff[i] / (diff[i] - diff[i + 1])
     return float(np.exp(logN[0] + frac * (logN[1] - logN[0])))
+
+
+# ---------------------------------------------------------------------------
+# The crossing against the drift: the more wrong the assumption, the sooner.
+# ---------------------------------------------------------------------------
+
+def crossover_rows_for(toy: Toy, betas) -> np.ndarray:
+    """The formula's crossing for each drift: ``N*(beta) = n + 1 + sigma^2 n / beta^2``.
+
+    :func:`crossover_rows` with the toy's ``n`` and ``sigma`` and each
+    ``beta`` of ``betas`` (1-D, every one finite and > 0) in turn; shape
+    ``(len(betas),)``. It falls as ``beta`` grows, towards ``n + 1``.
+    """
+    betas = _drifts(betas)
+    return toy.n + 1 + toy.sigma**2 * toy.n / betas**2
+
+
+def _drifts(betas) -> np.ndarray:
+    try:
+        betas = np.asarray(betas, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"betas must be numbers, got {betas!r}") from error
+    if betas.ndim != 1 or betas.size == 0:
+        raise ValueError(f"betas must be a non-empty 1-D sequence, got shape {betas.shape}")
+    if not np.all(np.isfinite(betas) & (betas > 0)):
+        raise ValueError(f"every beta must be finite and > 0 (beta = 0 never crosses), got {betas.tolist()}")
+    return betas
+
+
+def rows_around(toy: Toy, centre: float, factor: float = 2.0, count: int = 11) -> np.ndarray:
+    """Integer row counts log-spaced from ``centre / factor`` to ``centre * factor``.
+
+    The lower end is raised to ``n + 3`` when it would fall below (the full
+    map needs ``N > n + 1``, and its error has infinite variance just above).
+    Shape ``(<= count,)``: rounding may merge neighbours.
+    """
+    if not (np.isfinite(centre) and centre > 0 and factor > 1 and count >= 2):
+        raise ValueError(f"need centre > 0, factor > 1 and count >= 2, got {centre}, {factor}, {count}")
+    smallest = max(toy.n + 3.0, centre / factor)
+    largest = max(centre * factor, smallest + count)
+    return np.unique(np.round(np.geomspace(smallest, largest, count)).astype(int))
+
+
+@dataclass(frozen=True)
+class CrossingSweep:
+    """The crossing for each drift, by formula and by simulation; all shape ``(len(betas),)``.
+
+    ``formula``: :func:`crossover_rows_for`, ``N* = n + 1 + sigma^2 n / beta^2``;
+    ``simulated``: :func:`crossing_point` of the simulated mean errors;
+    ``spread``: :meth:`ToySimulation.crossover_spread` at the formula's crossing,
+    the rows by which Monte Carlo error alone can move the simulated one.
+    """
+
+    toy: Toy
+    betas: np.ndarray
+    formula: np.ndarray
+    simulated: np.ndarray
+    spread: np.ndarray
+    reps: int
+
+    def deviation(self) -> np.ndarray:
+        """``|simulated - formula| / spread`` for each drift, shape ``(len(betas),)``."""
+        return np.abs(self.simulated - self.formula) / self.spread
+
+
+def simulate_crossings(toy: Toy, betas, reps: int = 64, count: int = 11, factor: float = 2.0,
+                       seed: int = 0) -> CrossingSweep:
+    """Simulate the crossing for each drift of ``betas`` (1-D, each > 0).
+
+    For the ``i``-th drift: the toy with that ``beta``, :func:`simulate` with
+    ``reps`` training sets (seed ``seed + i``) on :func:`rows_around` its
+    formula crossing ``N* = n + 1 + sigma^2 n / beta^2`` (``count`` values of
+    ``N`` within ``factor`` of it), then :func:`crossing_point` of the mean
+    errors and :meth:`ToySimulation.crossover_spread` at ``N*``.
+    """
+    betas = _drifts(betas)
+    formula = crossover_rows_for(toy, betas)
+    simulated, spread = np.empty_like(formula), np.empty_like(formula)
+    for i, (beta, n_star) in enumerate(zip(betas, formula)):
+        drifted = Toy(n=toy.n, k=toy.k, beta=float(beta), sigma=toy.sigma)
+        sim = simulate(drifted, rows_around(drifted, n_star, factor, count), reps=reps, seed=seed + i)
+        simulated[i] = crossing_point(sim.N, sim.full_mean, sim.conv_mean)
+        spread[i] = sim.crossover_spread(near=n_star)
+    return CrossingSweep(toy=toy, betas=betas, formula=formula, simulated=simulated, spread=spread, reps=reps)

@@ -2,9 +2,10 @@
 
 import json
 
+import numpy as np
 import pytest
 
-from vitbias import plan, profile, runs
+from vitbias import permute, plan, profile, runs
 
 
 @pytest.mark.parametrize("name", ["quick", "gpu", "full"])
@@ -19,8 +20,8 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
     budget = profile.budget("quick")
     n, s = budget.train_sizes[-1], budget.seeds[0]
     crossover, priors, lab = plan.crossover(budget), plan.priors(budget), plan.lab(budget)
-    assert runs.run_key(crossover["vit", n, s, 0.0]) == runs.run_key(priors["ViT", n, s, 0.0])
-    assert runs.run_key(crossover["cnn", n, s, 1.0]) == runs.run_key(priors["CNN", n, s, 1.0])
+    assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(priors["ViT", n, s, 0.0])
+    assert runs.run_key(crossover["cnn", n, s, "patches shuffled"]) == runs.run_key(priors["CNN", n, s, 1.0])
     assert runs.run_key(lab["conv stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
     assert runs.run_key(plan.locality(budget)["stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
 
@@ -42,3 +43,53 @@ def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts
 def test_an_unknown_chapter_is_refused():
     with pytest.raises(ValueError, match="no runs are planned"):
         plan.chapter_runs("bias-toy", profile.budget("quick"))
+
+
+def _tiny(config):
+    """A run's data section with its sets shrunk to a few images (the rearrangement is the same)."""
+    return {**config["data"], "train": 4, "test": 6}
+
+
+def test_each_world_shows_the_images_its_runs_are_tested_on():
+    budget = profile.budget("quick")
+    wanted = plan.crossover(budget)
+    n, s = budget.train_sizes[-2], budget.seeds[0]
+    for name in plan.worlds(budget):
+        config = wanted["cnn", n, s, name]
+        _, plain_test, _ = runs.inputs(_tiny(wanted["cnn", n, s, "plain"]))
+        _, test, _ = runs.inputs(_tiny(config))
+        index = plan.world_pixel_index(budget, name)
+        expected = plain_test.images if index is None else permute.rearrange(plain_test.images, index)
+        assert np.array_equal(test.images, expected), name
+
+
+def test_every_world_of_the_ladder_is_absorbed_by_a_vit_and_the_controls_are_not():
+    budget = profile.budget("quick")
+    size, patch = budget.vit["img_size"], budget.vit["patch_size"]
+    ladder = plan.ladder(budget)
+    assert ladder[0] == "plain" and len(ladder) >= 5
+    for name in ladder[1:]:
+        index = permute.scramble_index(size, patch, *plan.absorbed_orders(budget, name))
+        assert np.array_equal(index, plan.world_pixel_index(budget, name)), name
+    for name in plan.CONTROL_WORLDS:
+        with pytest.raises(ValueError, match="not a world of the ladder"):
+            plan.absorbed_orders(budget, name)
+    # the rungs after the shuffle scramble blocks of 2, 4 and 8 pixels: the last the whole patch
+    assert plan.world_blocks(patch) == (2, 4, 8) and plan.world_blocks(6) == (2, 6)
+
+
+def test_the_vit_is_trained_in_the_most_scrambled_world_and_the_controls_at_the_chosen_sizes():
+    budget = profile.budget("quick")
+    wanted = plan.crossover(budget)
+    worlds = {key[3] for key in wanted if isinstance(key, tuple) and len(key) == 4}
+    assert worlds == set(plan.worlds(budget))
+    vit_worlds = {(key[1], key[3]) for key in wanted if isinstance(key, tuple) and len(key) == 4
+                  and key[0] == "vit" and key[3] != "plain"}
+    small, large = plan.world_check_sizes(budget)
+    most = plan.ladder(budget)[-1]
+    assert vit_worlds == {(small, most), (large, most)} | {(large, c) for c in plan.CONTROL_WORLDS}
+
+
+def test_an_unknown_world_is_refused():
+    with pytest.raises(ValueError, match="no world"):
+        plan.world_pixel_index(profile.budget("quick"), "upside down")

@@ -116,3 +116,65 @@ def test_equal_samples_are_equivalent_but_a_small_sample_cannot_show_a_tight_equ
 def test_bad_samples_and_levels_are_refused(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_curve_passes_another_for_good_at_the_last_change_of_order():
+    first = [0.5, 0.4, 0.6, 0.7, 0.8]
+    second = [0.4, 0.5, 0.5, 0.75, 0.9]          # above, below, then above for good from between 600 and 1600
+    where, size = scaling.overtaking(SIZES, first, second)
+    assert where == "inside"
+    assert size == pytest.approx(scaling.measured_crossing(SIZES[2:4], first[2:4], second[2:4]), rel=1e-12)
+    assert 600 < size < 1600
+
+
+def test_a_curve_above_everywhere_passed_before_and_one_below_at_the_end_passes_beyond():
+    assert scaling.overtaking(SIZES, [0.1] * 5, [0.2] * 5) == ("before", None)
+    assert scaling.overtaking(SIZES, [0.1, 0.1, 0.1, 0.1, 0.3], [0.2] * 5) == ("beyond", None)
+    assert scaling.overtaking(SIZES, [0.2] * 5, [0.2] * 5) == ("beyond", None)   # level is not above
+
+
+def test_curves_without_seed_spread_are_overtaken_where_their_means_are_in_every_draw():
+    first = np.array([0.5, 0.6, 0.7, 0.8, 0.9])[:, None].repeat(3, axis=1)
+    second = np.array([0.3, 0.5, 0.75, 0.9, 0.95])[:, None].repeat(3, axis=1)
+    spread = scaling.overtaking_spread(SIZES, first, second, draws=50)
+    expected = scaling.overtaking(SIZES, first[:, 0], second[:, 0])[1]
+    assert spread.where == "inside" and spread.size == pytest.approx(expected, rel=1e-12)
+    assert spread.shares == {"before": 0.0, "inside": 1.0, "beyond": 0.0}
+    assert spread.low == pytest.approx(expected, rel=1e-12) and spread.high == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_curve_far_below_is_passed_beyond_the_sizes_in_every_draw():
+    rng = np.random.default_rng(0)
+    first = 0.9 + 0.01 * rng.standard_normal((5, 3))
+    second = 0.3 + 0.01 * rng.standard_normal((5, 3))
+    spread = scaling.overtaking_spread(SIZES, first, second, draws=200)
+    assert (spread.where, spread.size) == ("beyond", None) and spread.shares["beyond"] == 1.0
+    assert math.isnan(spread.low) and math.isnan(spread.high)
+
+
+def test_an_overtaking_inside_the_seeds_spread_is_found_in_some_draws_but_not_all():
+    # the means change order only at the last size, by less than the seeds' spread
+    first = np.array([[0.6, 0.5, 0.4]] * 4 + [[0.55, 0.45, 0.35]])
+    second = np.array([[0.42, 0.4, 0.38]] * 4 + [[0.52, 0.5, 0.48]])
+    spread = scaling.overtaking_spread(SIZES, first, second, draws=500)
+    assert spread.where == "inside" and 0.0 < spread.shares["inside"] < 1.0
+    assert sum(spread.shares.values()) == pytest.approx(1.0)
+    assert SIZES[0] <= spread.low <= spread.size <= spread.high <= SIZES[-1]
+
+
+def test_the_bootstrap_is_fixed_by_its_seed():
+    rng = np.random.default_rng(1)
+    first, second = rng.random((5, 3)), rng.random((5, 3))
+    assert scaling.overtaking_spread(SIZES, first, second, seed=3) == scaling.overtaking_spread(
+        SIZES, first, second, seed=3)
+
+
+@pytest.mark.parametrize("first, second, draws, match", [
+    (np.zeros((4, 3)), np.zeros((5, 3)), 10, "shape"),
+    (np.zeros(5), np.zeros((5, 3)), 10, "shape"),
+    (np.zeros((5, 1)), np.zeros((5, 3)), 10, "two seeds"),
+    (np.zeros((5, 3)), np.zeros((5, 3)), 0, "draws"),
+])
+def test_bad_bootstrap_inputs_are_refused(first, second, draws, match):
+    with pytest.raises(ValueError, match=match):
+        scaling.overtaking_spread(SIZES, first, second, draws=draws)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from . import runs
+from . import permute, runs
 
 MODELS = ("cnn", "vit")
 # The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
@@ -38,14 +38,106 @@ def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
     }
 
 
+def world_blocks(patch: int) -> tuple[int, ...]:
+    """The block sizes of the ladder's rungs: the powers of two from 2 that divide ``patch``, ``patch`` last."""
+    blocks, b = [], 2
+    while b <= patch:
+        if patch % b == 0:
+            blocks.append(b)
+        b *= 2
+    if patch not in blocks:
+        blocks.append(patch)
+    return tuple(blocks)
+
+
+def worlds(budget) -> dict[str, dict]:
+    """The crossover chapter's worlds: name -> the keywords of :func:`vitbias.runs.experiment` that make them.
+
+    The ladder, each rung more wrong for a convolution and every one absorbed
+    by a ViT (:func:`vitbias.permute.absorb`): the plain images; their patches
+    shuffled (the patch shuffle of the other chapters, the same rearrangement);
+    then, on top of the shuffle, the pixels permuted inside blocks of growing
+    size, the same order in every patch, up to the whole patch. Then the two
+    controls a ViT does not absorb (:data:`CONTROL_WORLDS`): a different pixel
+    order in every patch, and one permutation of all pixel positions.
+    """
+    patch, seed = budget.vit["patch_size"], budget.permutation_seed
+
+    def world(block, control=None):
+        return {"world": {"patch": patch, "shuffle_patches": True, "block": block, "control": control,
+                          "seed": seed}}
+
+    found = {"plain": {}, "patches shuffled": {"permute": 1.0}}
+    found |= {f"+ pixels in {b} x {b} blocks": world(b) for b in world_blocks(patch)}
+    found[CONTROL_WORLDS[0]] = world(0, "per_patch")
+    found[CONTROL_WORLDS[1]] = {"world": {"patch": patch, "shuffle_patches": False, "block": 0,
+                                          "control": "global", "seed": seed}}
+    return found
+
+
+CONTROL_WORLDS = ("control: a pixel order per patch", "control: all pixels permuted")
+
+
+def ladder(budget) -> tuple[str, ...]:
+    """The names of the absorbed worlds, from the plain images to the most scrambled."""
+    return tuple(name for name in worlds(budget) if name not in CONTROL_WORLDS)
+
+
+def absorbed_orders(budget, name: str):
+    """``(patch_order, pixel_order)`` of a world of the ladder (:func:`vitbias.permute.scramble`'s
+    arguments; ``None`` for what it leaves in place): what :func:`vitbias.permute.absorb` takes."""
+    if name not in ladder(budget):
+        raise ValueError(f"{name!r} is not a world of the ladder {ladder(budget)}")
+    made = worlds(budget)[name]
+    grid = budget.vit["img_size"] // budget.vit["patch_size"]
+    if "world" not in made:
+        return (permute.patch_permutation((grid, grid), 1.0, budget.permutation_seed) if made else None), None
+    world = made["world"]
+    return (permute.patch_permutation((grid, grid), 1.0, world["seed"]),
+            permute.block_pixel_order(world["patch"], world["block"], world["seed"] + 1))
+
+
+def world_pixel_index(budget, name: str):
+    """The pixel index ``(H W,)`` of world ``name`` (:func:`vitbias.permute.rearrange`), ``None`` for plain."""
+    made = worlds(budget)[name] if name in worlds(budget) else None
+    if made is None:
+        raise ValueError(f"no world {name!r}: expected one of {tuple(worlds(budget))}")
+    size = budget.vit["img_size"]
+    if "world" in made:
+        return permute.world_index(made["world"], size)
+    if not made:
+        return None
+    return permute.scramble_index(size, budget.vit["patch_size"], absorbed_orders(budget, name)[0])
+
+
+def world_check_sizes(budget) -> tuple[int, int]:
+    """The two sizes at which the ViT is trained in the most scrambled world: the middle one and the
+    one before the largest (the controls are trained at the latter)."""
+    sizes = budget.train_sizes
+    return sizes[len(sizes) // 2], sizes[-2]
+
+
 def crossover(budget) -> dict:
-    """Learning curves ``(model, n, seed, shuffled fraction)``, the dial ``(model, fraction, seed)``,
-    the recipe switched at one size ``(model, seed)``, and ``"pretraining"`` (quick and gpu profiles)."""
+    """The runs of the crossover chapter, by key:
+
+    - ``(model, n, seed, "plain")``: both models' learning curves on the plain images;
+    - ``("cnn", n, seed, world)``: the CNN's curve in every other world of the ladder (:func:`ladder`);
+      the ViT's is the plain one by the theorem, so it is trained in the most scrambled world only,
+      at the two sizes of :func:`world_check_sizes`;
+    - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
+    - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
+    - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
+    """
     sizes, seeds = budget.train_sizes, budget.seeds
-    wanted = {(m, n, s, p): runs.experiment(budget, m, n, s, permute=p)
-              for m in MODELS for n in sizes for s in seeds for p in (0.0, 1.0)}
-    wanted |= {(m, f, s): runs.experiment(budget, m, budget.dial_size, s, permute=f)
-               for m in MODELS for f in budget.dial_fractions for s in seeds}
+    made, rungs = worlds(budget), ladder(budget)
+    wanted = {(m, n, s, "plain"): runs.experiment(budget, m, n, s) for m in MODELS for n in sizes for s in seeds}
+    wanted |= {("cnn", n, s, w): runs.experiment(budget, "cnn", n, s, **made[w])
+               for w in rungs[1:] for n in sizes for s in seeds}
+    checked = world_check_sizes(budget)
+    wanted |= {("vit", n, s, rungs[-1]): runs.experiment(budget, "vit", n, s, **made[rungs[-1]])
+               for n in checked for s in seeds}
+    wanted |= {(m, checked[-1], s, w): runs.experiment(budget, m, checked[-1], s, **made[w])
+               for m in MODELS for w in CONTROL_WORLDS for s in seeds}
     switched = not budget.train["augment"]
     wanted |= {(m, s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched)
                for m in MODELS for s in seeds}

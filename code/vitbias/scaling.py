@@ -12,7 +12,9 @@ resolution (one error in the whole set) are left out of a fit and reported.
 
 :func:`crossing` solves ``a_1 N^(-b_1) = a_2 N^(-b_2)`` for the size where two
 fitted laws meet; :func:`measured_crossing` finds where two measured curves
-change order, interpolating linearly in ``log N`` between the bracketing sizes.
+change order, interpolating linearly in ``log N`` between the bracketing sizes,
+and :func:`overtaking` where one passes the other for good, with
+:func:`overtaking_spread` saying how far that moves over seeds (a bootstrap).
 """
 
 from __future__ import annotations
@@ -93,6 +95,74 @@ def measured_crossing(sizes, first, second) -> float | None:
             t = gap[i - 1] / (gap[i - 1] - gap[i])
             return float(math.exp(math.log(sizes[i - 1]) + t * (math.log(sizes[i]) - math.log(sizes[i - 1]))))
     return None
+
+
+WHERE = ("before", "inside", "beyond")
+
+
+def overtaking(sizes, first, second) -> tuple[str, float | None]:
+    """Where curve ``second`` passes curve ``first`` for good: ``(where, size)``.
+
+    ``"inside"`` with the size of the last change of order, interpolated in
+    ``log N`` (:func:`measured_crossing` on the bracketing sizes), when
+    ``second`` ends above ``first`` after being at or below it; ``"before"``
+    (size ``None``) when ``second`` is above at every size; ``"beyond"`` when
+    it is not above at the largest size.
+    """
+    sizes, first = _curve(sizes, first, "first")
+    _, second = _curve(sizes, second, "second")
+    above = second > first
+    if not above[-1]:
+        return "beyond", None
+    if above.all():
+        return "before", None
+    i = int(np.flatnonzero(~above)[-1])        # the last size at which second is not above
+    return "inside", measured_crossing(sizes[i:i + 2], first[i:i + 2], second[i:i + 2])
+
+
+class Overtaking(NamedTuple):
+    """:func:`overtaking` on the seed means, and how it moves over seeds (a bootstrap).
+
+    ``where`` and ``size`` are the means'; ``shares`` maps each of
+    :data:`WHERE` to the fraction of bootstrap draws that end there; ``low``
+    and ``high`` are the 2.5 and 97.5 percentiles of the size over the draws
+    that cross inside (``nan`` when none does).
+    """
+
+    where: str
+    size: float | None
+    shares: dict
+    low: float
+    high: float
+
+
+def overtaking_spread(sizes, first, second, draws: int = 2000, seed: int = 0) -> Overtaking:
+    """:func:`overtaking` of two curves of seeds ``(len(sizes), seeds)``, with a bootstrap over seeds.
+
+    Each draw resamples, with replacement, the seeds at every size of each
+    curve independently (a seed's runs at two sizes are separate trainings)
+    and takes :func:`overtaking` of the resampled means.
+    """
+    first, second = (np.asarray(values, dtype=float) for values in (first, second))
+    if first.ndim != 2 or second.ndim != 2 or len(first) != len(sizes) or len(second) != len(sizes):
+        raise ValueError(f"need curves of shape (sizes, seeds) with {len(sizes)} sizes, got {first.shape} "
+                         f"and {second.shape}")
+    if min(first.shape[1], second.shape[1]) < 2:
+        raise ValueError("a bootstrap over seeds needs at least two seeds per curve")
+    if not (isinstance(draws, (int, np.integer)) and draws > 0):
+        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    rng = np.random.default_rng(seed)
+
+    def resampled_means(values):
+        pick = rng.integers(0, values.shape[1], size=(draws, *values.shape))          # (draws, sizes, seeds)
+        return np.take_along_axis(np.broadcast_to(values, pick.shape), pick, axis=2).mean(axis=2)
+
+    a, b = resampled_means(first), resampled_means(second)
+    found = [overtaking(sizes, a[i], b[i]) for i in range(draws)]
+    crossed = np.array([n for where, n in found if where == "inside"])
+    low, high = np.percentile(crossed, [2.5, 97.5]) if len(crossed) else (math.nan, math.nan)
+    shares = {where: sum(w == where for w, _ in found) / draws for where in WHERE}
+    return Overtaking(*overtaking(sizes, first.mean(axis=1), second.mean(axis=1)), shares, float(low), float(high))
 
 
 def _samples(first, second):

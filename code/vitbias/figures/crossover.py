@@ -64,8 +64,7 @@ def shapes_gallery(images: np.ndarray, labels, classes, columns: int = 10):
     return finish(fig, pad=0.3)
 
 
-CURVE_STYLE = {"small CNN": ("tab:blue", "s", "-"), "TinyViT": ("tab:red", "o", "-"),
-               "small CNN, shuffled": ("tab:blue", "s", "--"), "TinyViT, shuffled": ("tab:red", "o", "--")}
+CURVE_STYLE = {"small CNN": ("tab:blue", "s", "-"), "TinyViT": ("tab:red", "o", "-")}
 
 
 def _spread(ax, sizes, values, label):
@@ -106,17 +105,54 @@ def crossover_measured(sizes, curves: dict, chance: float, fits: dict | None = N
     return finish(fig)
 
 
-def permutation_dial(fractions, curves: dict, chance: float):
-    """Test accuracy against the fraction of patches moved; ``curves``: label -> ``(fractions, seeds)``."""
-    fig, ax = canvas(figsize=(6, 3.8))
-    for label, values in curves.items():
-        _spread(ax, fractions, values, label)
+def worlds_gallery(worlds: dict, titles):
+    """One row per world: ``worlds`` maps a world's name to its images ``(N, 3, H, W)`` uint8."""
+    rows, columns = len(worlds), len(titles)
+    fig, axes = canvas(rows, columns, figsize=(columns * 1.05 + 2.6, rows * 1.05))
+    for row, (name, images) in enumerate(worlds.items()):
+        for column in range(columns):
+            ax = axes[row, column]
+            ax.imshow(images[column].transpose(1, 2, 0), interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        axes[row, 0].set_ylabel(name, fontsize=7, rotation=0, ha="right", va="center")
+    for column, title in enumerate(titles):
+        axes[0, column].set_title(title, fontsize=7)
+    return finish(fig, pad=0.3)
+
+
+def worlds_curves(sizes, cnn: dict, vit, crossings: dict, chance: float):
+    """The CNN's learning curve in every world, the ViT's plain one, and where the ViT passes each.
+
+    ``cnn`` maps a world's name to test accuracies ``(len(sizes), seeds)``, in
+    the ladder's order; ``vit`` is the ViT's on the plain images; ``crossings``
+    maps a world's name to the size where the ViT passes that CNN curve
+    (``None``: not inside the sizes), drawn as a mark on the ViT's curve.
+    """
+    fig, ax = canvas(figsize=(7.2, 4.4))
+    shades = plt.cm.Blues(np.linspace(0.95, 0.4, len(cnn)))
+    sizes = np.asarray(sizes, dtype=float)
+    vit = np.asarray(vit)
+    for (name, values), colour in zip(cnn.items(), shades):
+        values = np.asarray(values)
+        ax.plot(sizes, values.mean(axis=1), "s-", color=colour, label=f"small CNN, {name}", markersize=4)
+        ax.plot(np.repeat(sizes, values.shape[1]), values.ravel(), "s", color=colour, alpha=0.3, markersize=2.5)
+    ax.plot(sizes, vit.mean(axis=1), "o-", color="tab:red", linewidth=2, label="TinyViT, every world (theorem)")
+    ax.plot(np.repeat(sizes, vit.shape[1]), vit.ravel(), "o", color="tab:red", alpha=0.3, markersize=3)
+    vit_at = np.log(sizes), vit.mean(axis=1)
+    for name, colour in zip(cnn, shades):
+        n = crossings.get(name)
+        if n is not None:
+            ax.plot([n], [np.interp(np.log(n), *vit_at)], "v", color=colour, markersize=11,
+                    markeredgecolor="black", zorder=5)
     ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
-    ax.set_xticks(fractions, [f"{f:.0%}" for f in fractions])
+    ax.set_xscale("log")
+    ax.set_xticks(sizes, [f"{n:,.0f}" for n in sizes])
+    ax.minorticks_off()
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("patches moved by the shuffle")
+    ax.set_xlabel("training images")
     ax.set_ylabel("test accuracy")
-    legend(ax, loc="lower left")
+    legend(ax, loc="upper left")
     return finish(fig)
 
 

@@ -223,13 +223,14 @@ def test_editing_a_module_makes_stale_exactly_the_chapters_that_import_it(monkey
     assert booktools.stale_chapters() == ["patches"]
 
 
-def test_editing_the_toy_module_re_executes_the_toy_chapter_only(monkeypatch, tmp_path):
+def test_editing_the_toy_module_re_executes_the_chapters_that_import_it_only(monkeypatch, tmp_path):
+    # the bias-toy chapter, and the crossover chapter, which sets the toy's prediction beside its worlds
     monkeypatch.setattr(booktools, "CHAPTER_KEYS", tmp_path / "keys.json")
     booktools.record_keys()
     real = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes",
                         lambda path: real(path) + (b"# edited\n" if path == booktools.PACKAGE / "toy.py" else b""))
-    assert booktools.stale_chapters() == ["bias-toy"]
+    assert booktools.stale_chapters() == ["bias-toy", "crossover"]
 
 
 def test_relative_imports_resolve_inside_sub_packages():

@@ -1,7 +1,8 @@
 """Find numbers typed into prose by hand.
 
-A decimal number (``0.79``) or a percentage (``4 %``, ``87%``) in the prose of a
-chapter must come from a ``{glue:text}`` role. This module strips what is not
+A decimal number (``0.79``), a percentage (``4 %``, ``87%``) or a count typed as
+words or tied to a unit (``100-step``, ``four billion``, ``hundreds of epochs``,
+``8 or more``) in the prose of a chapter must come from a ``{glue:text}`` role. This module strips what is not
 prose (front matter, code cells and fences, directive option lines, display
 and inline math, inline code, roles such as ``{cite}`` and ``{glue:text}``,
 link targets and HTML comments) and reports what is left.
@@ -13,6 +14,13 @@ import re
 from pathlib import Path
 
 TYPED_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*\.\d+|\d+(?:\.\d+)?\s*(?:%|percent\b))")
+# Counts typed as words or attached to a unit, which the decimal rule above misses:
+# "a 100-step attack", "about four billion images", "hundreds of epochs", "8 or more".
+TYPED_COUNT = re.compile(
+    r"\b\d+-(?:step|epoch|layer|block|head|shot|fold)s?\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty)\s+(?:hundred|thousand|million|billion)\b"
+    r"|\b(?:hundreds|thousands) of (?:epochs|steps)\b"
+    r"|\b\d+ or (?:more|fewer)\b", re.I)
 ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")
 INLINE_CODE = re.compile(r"`[^`]*`")
 INLINE_MATH = re.compile(r"(?<!\\)\$[^$]+\$")
@@ -73,10 +81,11 @@ def prose_lines(text: str):
 
 
 def typed_numbers(text: str):
-    """``(line_number, number, line)`` for every hand-typed decimal or percentage."""
+    """``(line_number, number, line)`` for every hand-typed decimal, percentage or count (:data:`TYPED_COUNT`)."""
     return [(number, match.group(0), prose.strip())
             for number, prose in prose_lines(text)
-            for match in TYPED_NUMBER.finditer(prose)]
+            for pattern in (TYPED_NUMBER, TYPED_COUNT)
+            for match in pattern.finditer(prose)]
 
 
 def lint(path: Path):

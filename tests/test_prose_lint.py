@@ -36,3 +36,11 @@ def test_lint_flags_typed_decimals_and_percentages_with_their_lines():
 def test_lint_ignores_glued_values_math_code_and_integers():
     clean = "\n".join(line for line in PAGE.split("\n") if "typed" not in line and "wrong" not in line)
     assert typed_numbers(clean) == []
+
+
+def test_lint_flags_counts_typed_as_words_or_tied_to_a_unit():
+    page = ("A 100-step attack on JFT-4B (about four billion images).\n"
+            "DeiT trained for hundreds of epochs, at grid distance 8 or more.\n"
+            "A 3 by 3 kernel, ViT-B/16, {glue:text}`steps`-step runs and a few thousand images pass.\n")
+    found = [(line, number) for line, number, _ in typed_numbers(page)]
+    assert found == [(1, "100-step"), (1, "four billion"), (2, "hundreds of epochs"), (2, "8 or more")]

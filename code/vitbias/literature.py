@@ -44,6 +44,9 @@ SOURCE_TOY_CROSSOVER = Published(
 VIT_BASE_PARAMETERS = Published(
     86e6, "parameters", "ViT-Base, as listed with the model variants (rounded to millions)",
     "dosovitskiy2021vit", "Table 1")
+DEIT_EPOCHS = Published(
+    300, "epochs", "DeiT's training schedule on ImageNet-1k (DeiT-S and DeiT-B alike)",
+    "touvron2021deit", "Table 9 (ingredients and hyper-parameters)")
 DEIT_B_TOP1 = Published(
     81.8, "% top-1", "DeiT-B trained on ImageNet-1k alone, ImageNet-1k validation at 224 px",
     "touvron2021deit", "Table 5")
@@ -301,6 +304,9 @@ LAB_POSITION_NEIGHBOURS = Published(
 LAB_POSITION_FAR = Published(
     -0.17, "cosine similarity", "position vectors of patches at grid distance 8 or more, ViT-Ti/16",
     "insper2026vit", LAB_LOCALITY_WHERE)
+LAB_POSITION_FAR_CELLS = Published(
+    8, "grid cells", "the lab's threshold for 'far' position vectors: a grid distance of at least this",
+    "insper2026vit", LAB_LOCALITY_WHERE)
 LAB_DISTANCE_FIRST = (73, 84, 13)   # px, ViT-Ti/16 layer 1, its three heads
 LAB_DISTANCE_LAST = (145, 142, 145)  # px, layer 12
 LAB_UNIFORM_DISTANCE = Published(
@@ -412,6 +418,8 @@ NASEER_OCCLUSION = {
         ("DeiT-B", 0.9, 37),
     )
 }
+DEIT_RANDOM_ERASING = Published(0.25, "probability", "DeiT's random-erasing probability per image",
+                                "touvron2021deit", "Table 9 (ingredients and hyper-parameters)")
 NASEER_OCCLUSION_80 = Published(
     60, "% top-1", "'as high as' this for a DeiT (size not named) with 80% of the image randomly occluded",
     "naseer2021intriguing", "Abstract and Section 1 (text: 'up to ~60%' where the CNN has zero accuracy)")
@@ -458,6 +466,9 @@ BAI_OOD = {
         ("DeiT-S", 76.8, 12.2, 48.0, 13.0),                    # DeiT-Small
     )
 }
+BAI_PGD_STEPS = Published(100, "steps", "steps of the PGD attack in the adversarial-training table",
+                          "bai2021vitsvscnnsrepo", "repository ytongbai/ViTs-vs-CNNs, README, table "
+                          "'Adversarial Training' (column PGD-100)")
 # Adversarially trained models; the repository's AutoAttack logs use
 # eps = 4/255 (0.0157).
 _BAI_ADV_WHERE = "repository ytongbai/ViTs-vs-CNNs, README, table 'Adversarial Training'"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from . import permute, runs
+from . import literature, permute, runs
 
 MODELS = ("cnn", "vit")
 # The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
@@ -23,7 +23,7 @@ ROUTE_NAMES = ("local (radius 1)", "gated positional", "relative bias", "conv st
 # The routes the priors chapter also trains on shuffled images: the two whose prior the shuffle is about.
 SHUFFLED_ROUTES = ("local (radius 1)", "gated positional")
 TEXTURES = {"plain fill": "none", "predictive texture": "predictive", "random texture": "random"}
-ERASE = 0.25  # DeiT's random-erasing probability
+ERASE = literature.DEIT_RANDOM_ERASING.value  # DeiT's random-erasing probability
 
 
 def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:

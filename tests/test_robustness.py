@@ -143,3 +143,32 @@ def test_pgd_refuses_bad_arguments(images, kwargs):
     arguments = dict(epsilon=0.01, steps=2) | kwargs
     with pytest.raises(ValueError):
         robustness.pgd_attack(_Linear(), images, **arguments)
+
+
+def test_the_share_kept_is_the_perturbed_accuracy_over_the_clean_one_seed_by_seed():
+    assert robustness.retained([0.4, 0.3], [0.8, 0.6]).tolist() == [0.5, 0.5]
+    assert robustness.retained(0.9, 0.9) == 1.0
+
+
+@pytest.mark.parametrize("perturbed, clean, match", [
+    ([0.4, 0.3], [0.8], "one shape"),
+    ([0.4], [0.0], r"\[0, 1\]"),
+    ([1.2], [0.8], r"\[0, 1\]"),
+])
+def test_bad_accuracies_for_the_share_kept_are_refused(perturbed, clean, match):
+    with pytest.raises(ValueError, match=match):
+        robustness.retained(perturbed, clean)
+
+
+def test_the_matched_size_is_the_one_whose_mean_accuracy_is_nearest_the_target():
+    by_size = {50: [0.25, 0.25], 300: [0.75, 0.75], 125: [0.5, 0.5]}
+    assert robustness.nearest_size(0.7, by_size) == 300
+    assert robustness.nearest_size(0.625, by_size) == 125       # 0.125 from 0.5 and from 0.75: the smaller size
+    assert robustness.nearest_size(0.0, by_size) == 50
+
+
+def test_a_match_needs_sizes_and_an_accuracy():
+    with pytest.raises(ValueError, match="no sizes"):
+        robustness.nearest_size(0.5, {})
+    with pytest.raises(ValueError, match="target"):
+        robustness.nearest_size(1.5, {50: [0.2]})

@@ -409,6 +409,9 @@ NASEER_PATCH_SIDE = Published(16, "pixels", "side of the square patches PatchDro
                               "naseer2021intriguing", "Section 3.1, 'Random PatchDrop'")
 NASEER_PATCHES = Published(196, "patches", "patches per 224 x 224 image (14 x 14 grid)",
                            "naseer2021intriguing", "Section 3.1, 'Random PatchDrop'")
+NASEER_OFFSET = Published(8, "pixels", "shift of the dropped squares off the patch grid, towards the bottom "
+                          "right, in the authors' supplementary occlusion runs", "naseer2021intriguingrepo",
+                          "evaluate.py, option --random_offset_drop (mask_off_set); scripts/evaluate_occlusion_supp.sh")
 NASEER_OCCLUSION = {
     (model, removed): Published(value, "% top-1", f"{model}, ImageNet val, {removed:.0%} of the image "
                                 "removed by random PatchDrop", "naseer2021intriguing", _NASEER_WHERE)

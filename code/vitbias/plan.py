@@ -173,7 +173,8 @@ def priors(budget) -> dict:
 
 
 def robustness(budget) -> dict:
-    """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``.
+    """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``;
+    ``("CNN", n, seed)`` at every size and ``("ViT, conv stem", seed)``, for the matched comparison.
 
     Textures exist on generated data only; on other data the one condition
     is ``"plain fill"``, the data as they are.
@@ -186,6 +187,11 @@ def robustness(budget) -> dict:
             for condition, texture in textures.items():
                 wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture)
             wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE)
+        # For the comparison at matched clean accuracy: the CNN at every size (the crossover
+        # chapter's runs) and the ViT with a convolutional stem at the largest (the priors chapter's).
+        for size in budget.train_sizes:
+            wanted["CNN", size, s] = runs.experiment(budget, "cnn", size, s)
+        wanted["ViT, conv stem", s] = runs.experiment(budget, "vit", n, s, route={"stem": True})
     return wanted
 
 

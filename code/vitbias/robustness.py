@@ -10,6 +10,8 @@
   result may favour a ViT, each a separate switch.
 - :func:`pgd_accuracy` is the accuracy under an L-infinity projected gradient
   attack (Madry et al.) of a few steps in pixel space.
+- :func:`nearest_size` and :func:`retained` compare models at matched clean
+  accuracy: the share of its clean accuracy each keeps.
 """
 
 from __future__ import annotations
@@ -200,3 +202,31 @@ def pixel_accuracy(model: nn.Module, pixels: np.ndarray, images: ImageSet, batch
 def pgd_accuracy(model: nn.Module, images: ImageSet, epsilon: float, steps: int = 5, **attack) -> float:
     """Top-1 accuracy of ``model`` on :func:`pgd_attack`'s images (``epsilon = 0``: the clean accuracy)."""
     return pixel_accuracy(model, pgd_attack(model, images, epsilon, steps, **attack), images)
+
+
+def retained(perturbed, clean) -> np.ndarray:
+    """The share of its clean accuracy a model keeps under a perturbation: ``perturbed / clean``, per seed.
+
+    Two models compared at matched clean accuracy are compared on this share,
+    so that a gap under the perturbation is not the clean gap restated.
+    """
+    perturbed, clean = np.asarray(perturbed, dtype=float), np.asarray(clean, dtype=float)
+    if perturbed.shape != clean.shape:
+        raise ValueError(f"perturbed and clean accuracies must have one shape, got {perturbed.shape} "
+                         f"and {clean.shape}")
+    if not (np.all(clean > 0) and np.all(clean <= 1) and np.all(perturbed >= 0) and np.all(perturbed <= 1)):
+        raise ValueError("accuracies must lie in [0, 1], the clean ones above 0")
+    return perturbed / clean
+
+
+def nearest_size(target: float, accuracy_by_size: dict) -> int:
+    """The training-set size whose mean clean accuracy is nearest ``target`` (on a tie, the smaller size).
+
+    ``accuracy_by_size`` maps a size to its seeds' clean accuracies: how a
+    model trained on fewer images is matched to another model's accuracy.
+    """
+    if not accuracy_by_size:
+        raise ValueError("no sizes to choose from")
+    if not 0.0 <= target <= 1.0:
+        raise ValueError(f"target must be an accuracy in [0, 1], got {target}")
+    return min(sorted(accuracy_by_size), key=lambda n: abs(float(np.mean(accuracy_by_size[n])) - target))

@@ -23,11 +23,14 @@ KEYS = set(parse_file(str(BIB)).entries)
 
 
 def leaves(value):
-    """Every Published inside a constant (a Published, or dicts of them)."""
+    """Every Published inside a constant (a Published, or dicts and tuples of them)."""
     if isinstance(value, Published):
         yield value
     elif isinstance(value, dict):
         for inner in value.values():
+            yield from leaves(inner)
+    elif isinstance(value, tuple):
+        for inner in value:
             yield from leaves(inner)
 
 
@@ -36,7 +39,9 @@ CONSTANTS = {
     for name in (
         "GEIRHOS_CUE_CONFLICT_IMAGES", "GEIRHOS_CATEGORIES", "GEIRHOS_SHAPE_BIAS", "GEIRHOS_SHAPE_BIAS_REPO",
         "VIT22B_SHAPE_BIAS", "HUMAN_SHAPE_BIAS", "NASEER_PATCH_SIDE", "NASEER_PATCHES", "NASEER_OCCLUSION",
-        "NASEER_OCCLUSION_80", "BAI_MATCHED", "BAI_OOD", "BAI_ADVERSARIAL", "BAI_TPA_GAP",
+        "NASEER_OCCLUSION_80", "NASEER_OCCLUSION_80_REMOVED", "NASEER_OFFSET", "BAI_MATCHED", "BAI_OOD",
+        "BAI_ADVERSARIAL", "BAI_PGD_STEPS", "BAI_TPA_GAP", "DEIT_EPOCHS", "DEIT_RANDOM_ERASING",
+        "LAB_DISTANCE_FIRST", "LAB_DISTANCE_LAST", "LAB_POSITION_FAR_CELLS",
         "CONVIT_SAMPLE_EFFICIENCY", "CONVIT_SAMPLE_EFFICIENCY_GAP",
     )
 }

@@ -307,11 +307,15 @@ LAB_POSITION_FAR = Published(
 LAB_POSITION_FAR_CELLS = Published(
     8, "grid cells", "the lab's threshold for 'far' position vectors: a grid distance of at least this",
     "insper2026vit", LAB_LOCALITY_WHERE)
-LAB_DISTANCE_FIRST = (73, 84, 13)   # px, ViT-Ti/16 layer 1, its three heads
-LAB_DISTANCE_LAST = (145, 142, 145)  # px, layer 12
+LAB_DISTANCE_FIRST = tuple(
+    Published(px, "px", f"mean attention distance of head {head} of layer 1, ViT-Ti/16", "insper2026vit",
+              LAB_LOCALITY_WHERE) for head, px in enumerate((73, 84, 13)))
+LAB_DISTANCE_LAST = tuple(
+    Published(px, "px", f"mean attention distance of head {head} of layer 12, ViT-Ti/16", "insper2026vit",
+              LAB_LOCALITY_WHERE) for head, px in enumerate((145, 142, 145)))
 LAB_UNIFORM_DISTANCE = Published(
     116, "px", "mean attention distance of uniform attention on the 14 x 14 grid of 16-px patches",
-    "insper2026vit", "lab, the receptive-field widget")
+    "insper2026vit", "slides, speaker notes of 'One patch, two models'")
 
 
 # ---------------------------------------------------------------------------
@@ -411,7 +415,8 @@ NASEER_PATCHES = Published(196, "patches", "patches per 224 x 224 image (14 x 14
                            "naseer2021intriguing", "Section 3.1, 'Random PatchDrop'")
 NASEER_OFFSET = Published(8, "pixels", "shift of the dropped squares off the patch grid, towards the bottom "
                           "right, in the authors' supplementary occlusion runs", "naseer2021intriguingrepo",
-                          "evaluate.py, option --random_offset_drop (mask_off_set); scripts/evaluate_occlusion_supp.sh")
+                          "repository Muzammal-Naseer/Intriguing-Properties-of-Vision-Transformers, evaluate.py, "
+                          "option --random_offset_drop (mask_off_set), run by scripts/evaluate_occlusion_supp.sh")
 NASEER_OCCLUSION = {
     (model, removed): Published(value, "% top-1", f"{model}, ImageNet val, {removed:.0%} of the image "
                                 "removed by random PatchDrop", "naseer2021intriguing", _NASEER_WHERE)
@@ -426,6 +431,9 @@ DEIT_RANDOM_ERASING = Published(0.25, "probability", "DeiT's random-erasing prob
 NASEER_OCCLUSION_80 = Published(
     60, "% top-1", "'as high as' this for a DeiT (size not named) with 80% of the image randomly occluded",
     "naseer2021intriguing", "Abstract and Section 1 (text: 'up to ~60%' where the CNN has zero accuracy)")
+NASEER_OCCLUSION_80_REMOVED = Published(
+    80, "% of the image", "the share of the image occluded at which NASEER_OCCLUSION_80 is quoted",
+    "naseer2021intriguing", "Abstract and Section 1")
 
 # Bai et al. (2021), https://arxiv.org/abs/2111.05464, and the authors'
 # repository https://github.com/ytongbai/ViTs-vs-CNNs (README). The matched

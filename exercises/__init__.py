@@ -17,7 +17,7 @@ drawn afresh at every run, plus fixed edge cases, and prints the seed so that
 a failure can be replayed with ``--seed``.
 """
 
-# The exercises in the book's order: the source's six, then the lesson's three.
+# The exercises in the book's order: the source's six, the lesson's three, then two derivations.
 EXERCISES = (
     "equivariance_error",
     "which_shifts_commute",
@@ -28,4 +28,6 @@ EXERCISES = (
     "embed_linear",
     "block_macs",
     "parameter_counts",
+    "toy_crossing_rows",
+    "allowed_pairs",
 )

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from exercises.grade import Case, Check, Mistake, as_array
-from vitbias import attention_conv, cost, geometry, locality, masks, patches, symmetry
+from vitbias import attention_conv, cost, geometry, locality, masks, patches, symmetry, toy
 from vitbias.vit import VIT_B_16, VIT_L_16, ViTConfig
 
 # Float64 results are compared within RTOL of the larger of 1 and the expected output's largest
@@ -814,6 +814,97 @@ PARAMETERS = Check(
 )
 
 
+# ---------------------------------------------------------------------------
+# toy_crossing_rows and allowed_pairs: two derivations
+# ---------------------------------------------------------------------------
+
+def same_integer(found, expected) -> str | None:
+    """The same integer (an int-valued float counts)."""
+    value = _numeric(found)
+    if value is None or value.shape != ():
+        return f"expected one integer, found {found!r}"
+    if value != expected:
+        return f"expected {expected}, found {found!r}"
+    return None
+
+
+def toy_cases(rng):
+    for i in range(6):
+        n, sigma, beta = int(rng.integers(3, 200)), float(rng.uniform(0.05, 2.0)), float(rng.uniform(0.02, 1.5))
+        yield Case(f"random case {i + 1}", (n, sigma, beta), {}, {"n": n, "sigma": sigma, "beta": beta})
+    for label, args in [("the chapter's toy: n = 32, sigma = 0.5, beta = 0.3 (about 122 rows)", (32, 0.5, 0.3)),
+                        ("no noise: the full map catches up as soon as it can be fitted", (16, 0.0, 0.4)),
+                        ("a drift larger than the noise", (8, 0.1, 1.0))]:
+        yield Case(f"edge case: {label}", args, {}, dict(zip(("n", "sigma", "beta"), args)))
+
+
+def _toy_rows(n, sigma, beta):
+    return toy.crossover_rows(toy.Toy(n=n, k=1, beta=beta, sigma=sigma))
+
+
+TOY = Check(
+    reference=_toy_rows,
+    cases=toy_cases,
+    compare=close,
+    hint="Set the two excess errors equal, sigma^2 n / (N - n - 1) = beta^2, and solve for N.",
+    mistakes=(
+        Mistake(lambda n, sigma, beta: n + sigma**2 * n / beta**2,
+                "The full map's estimation error has N - n - 1 in its denominator, so the answer is "
+                "n + 1 + ..., not n + ..."),
+        Mistake(lambda n, sigma, beta: n + 1 + sigma * n / beta,
+                "Errors are squared: the noise enters as sigma^2 and the drift as beta^2."),
+        Mistake(lambda n, sigma, beta: sigma**2 * n / beta**2,
+                "N - n - 1 = sigma^2 n / beta^2 is the number of rows beyond n + 1; add n + 1."),
+    ),
+)
+
+
+def pairs_cases(rng):
+    for i in range(8):
+        H_p, W_p = (int(n) for n in rng.integers(1, 12, 2))
+        radius, n_prefix = int(rng.integers(0, 5)), int(rng.choice([0, 1, 1, 2, 4]))
+        yield Case(f"random case {i + 1}", (H_p, W_p, radius, n_prefix), {},
+                   {"H_p": H_p, "W_p": W_p, "radius": radius, "n_prefix": n_prefix})
+    edges = [
+        ("a prefix-free model (n_prefix = 0)", (4, 5, 1, 0)),
+        ("a radius larger than the grid: every pair", (3, 4, 9, 1)),
+        ("radius 0: each patch with itself, and the prefix", (3, 3, 0, 2)),
+        ("ViT-B/16's grid, a 3 x 3 window", (14, 14, 1, 1)),
+        ("a single row of patches", (1, 7, 2, 1)),
+    ]
+    for label, args in edges:
+        yield Case(f"edge case: {label}", args, {}, dict(zip(("H_p", "W_p", "radius", "n_prefix"), args)))
+    yield Case("edge case: the default n_prefix (one [CLS] token)", (3, 5, 1), {},
+               {"H_p": 3, "W_p": 5, "radius": 1, "n_prefix": "(not given: 1)"})
+
+
+def _pairs(H_p, W_p, radius, n_prefix=1, prefix=True, diamond=False, double_prefix=False):
+    """The count with switches that turn it into the usual mistakes."""
+    cells = geometry.grid_coordinates((H_p, W_p))
+    offsets = np.abs(cells[:, None] - cells[None])
+    distance = offsets.sum(-1) if diamond else offsets.max(-1)
+    tokens = n_prefix + H_p * W_p
+    extra = (2 * n_prefix * tokens if double_prefix else n_prefix * (2 * tokens - n_prefix)) if prefix else 0
+    return int((distance <= radius).sum()) + extra
+
+
+PAIRS = Check(
+    reference=masks.allowed_pairs,
+    cases=pairs_cases,
+    compare=same_integer,
+    hint="Along an axis of length L, the pairs within distance r are L + 2 (sum over d = 1 .. min(r, L - 1) of "
+         "L - d); the square window multiplies the two axes; add the prefix rows and columns.",
+    mistakes=(
+        Mistake(lambda H, W, r, n=1: _pairs(H, W, r, n, prefix=False),
+                "Count the prefix tokens' pairs too: each sees and is seen by every token."),
+        Mistake(lambda H, W, r, n=1: _pairs(H, W, r, n, double_prefix=True),
+                "The prefix-by-prefix block sits in both the prefix rows and the prefix columns: count it once."),
+        Mistake(lambda H, W, r, n=1: _pairs(H, W, r, n, diamond=True),
+                "The window is square, like a convolution's: max(|dr|, |dc|) <= radius, not |dr| + |dc|."),
+    ),
+)
+
+
 CHECKS = {
     "equivariance_error": EQUIVARIANCE,
     "which_shifts_commute": COMMUTE,
@@ -824,5 +915,7 @@ CHECKS = {
     "embed_linear": EMBED,
     "block_macs": MACS,
     "parameter_counts": PARAMETERS,
+    "toy_crossing_rows": TOY,
+    "allowed_pairs": PAIRS,
 }
 

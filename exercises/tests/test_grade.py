@@ -19,7 +19,7 @@ from exercises import EXERCISES
 from exercises.checks import CHECKS
 from exercises.grade import check, grade, main
 from exercises.tests import wrong_solutions as wrong
-from vitbias import attention_conv, cost, locality, masks, patches, symmetry
+from vitbias import attention_conv, cost, locality, masks, patches, symmetry, toy
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2, 3)
@@ -53,7 +53,9 @@ def test_the_books_own_functions_pass():
              "mean_attention_distance": locality.mean_attention_distance,
              "attention_rollout": locality.attention_rollout, "conv_via_attention": attention_conv.conv_via_attention,
              "grid_local_mask": masks.grid_local_mask, "embed_linear": patches.embed_linear,
-             "block_macs": cost.block_macs, "parameter_counts": cost.parameter_counts}
+             "block_macs": cost.block_macs, "parameter_counts": cost.parameter_counts,
+             "toy_crossing_rows": lambda n, sigma, beta: toy.crossover_rows(toy.Toy(n=n, k=1, beta=beta, sigma=sigma)),
+             "allowed_pairs": masks.allowed_pairs}
     report = check(books, seed=5)
     assert report.passed and len(report.results) == len(EXERCISES), str(report)
 
@@ -241,6 +243,26 @@ def test_parameter_counts_without_the_blocks_layernorms_is_rejected():
 
 def test_parameter_counts_with_a_head_even_without_classes_is_rejected():
     assert_rejected(wrong.parameter_counts_with_a_head_even_without_classes)
+
+
+def test_toy_crossing_rows_without_the_plus_one_is_rejected():
+    assert_rejected(wrong.toy_crossing_rows_without_the_plus_one)
+
+
+def test_toy_crossing_rows_with_unsquared_errors_is_rejected():
+    assert_rejected(wrong.toy_crossing_rows_with_unsquared_errors)
+
+
+def test_allowed_pairs_without_the_prefix_is_rejected():
+    assert_rejected(wrong.allowed_pairs_without_the_prefix)
+
+
+def test_allowed_pairs_counting_the_prefix_block_twice_is_rejected():
+    assert_rejected(wrong.allowed_pairs_counting_the_prefix_block_twice)
+
+
+def test_allowed_pairs_with_a_diamond_window_is_rejected():
+    assert_rejected(wrong.allowed_pairs_with_a_diamond_window)
 
 
 def test_every_wrong_solution_is_tested():

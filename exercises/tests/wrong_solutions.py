@@ -344,6 +344,39 @@ def parameter_counts_with_a_head_even_without_classes(config):
 
 
 # name -> (exercise, a phrase the hint must contain, or None)
+# ---------------------------------------------------------------------------
+# toy_crossing_rows, allowed_pairs
+# ---------------------------------------------------------------------------
+
+def toy_crossing_rows_without_the_plus_one(n, sigma, beta):
+    return n + sigma**2 * n / beta**2
+
+
+def toy_crossing_rows_with_unsquared_errors(n, sigma, beta):
+    return n + 1 + sigma * n / beta
+
+
+def _axis_pairs(length, radius):
+    reach = min(radius, length - 1)
+    return length + 2 * sum(length - d for d in range(1, reach + 1))
+
+
+def allowed_pairs_without_the_prefix(H_p, W_p, radius, n_prefix=1):
+    return _axis_pairs(H_p, radius) * _axis_pairs(W_p, radius)
+
+
+def allowed_pairs_counting_the_prefix_block_twice(H_p, W_p, radius, n_prefix=1):
+    tokens = n_prefix + H_p * W_p
+    return _axis_pairs(H_p, radius) * _axis_pairs(W_p, radius) + 2 * n_prefix * tokens
+
+
+def allowed_pairs_with_a_diamond_window(H_p, W_p, radius, n_prefix=1):
+    r, c = np.divmod(np.arange(H_p * W_p), W_p)
+    manhattan = np.abs(r[:, None] - r[None]) + np.abs(c[:, None] - c[None])
+    tokens = n_prefix + H_p * W_p
+    return int((manhattan <= radius).sum()) + n_prefix * (2 * tokens - n_prefix)
+
+
 WRONG = {
     equivariance_error_with_the_wrong_shift_sign: ("equivariance_error", "+delta / s, not -delta / s"),
     equivariance_error_not_relative_to_the_output: ("equivariance_error", "divide"),
@@ -390,4 +423,9 @@ WRONG = {
     parameter_counts_with_positions_for_patches_only: ("parameter_counts", "prefix tokens"),
     parameter_counts_without_the_blocks_layernorms: ("parameter_counts", "two LayerNorms"),
     parameter_counts_with_a_head_even_without_classes: ("parameter_counts", "num_classes = 0"),
+    toy_crossing_rows_without_the_plus_one: ("toy_crossing_rows", "n + 1"),
+    toy_crossing_rows_with_unsquared_errors: ("toy_crossing_rows", "squared"),
+    allowed_pairs_without_the_prefix: ("allowed_pairs", "prefix tokens' pairs"),
+    allowed_pairs_counting_the_prefix_block_twice: ("allowed_pairs", "count it once"),
+    allowed_pairs_with_a_diamond_window: ("allowed_pairs", "square"),
 }

@@ -1,0 +1,6 @@
+"""Solution: the bias toy's crossing."""
+
+
+def toy_crossing_rows(n, sigma, beta):
+    # sigma^2 n / (N - n - 1) = beta^2  =>  N - n - 1 = sigma^2 n / beta^2
+    return n + 1 + sigma**2 * n / beta**2

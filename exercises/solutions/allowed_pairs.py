@@ -4,9 +4,7 @@
 def allowed_pairs(H_p, W_p, radius, n_prefix=1):
     def along(length):
         reach = min(radius, length - 1)
-        # each position with itself, and both orders of every pair at distance 1 .. reach
         return length + 2 * sum(length - d for d in range(1, reach + 1))
 
     tokens = n_prefix + H_p * W_p
-    prefix = n_prefix * (2 * tokens - n_prefix)   # the prefix rows and columns, counted once
-    return along(H_p) * along(W_p) + prefix
+    return along(H_p) * along(W_p) + n_prefix * (2 * tokens - n_prefix)

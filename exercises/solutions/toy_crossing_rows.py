@@ -2,5 +2,5 @@
 
 
 def toy_crossing_rows(n, sigma, beta):
-    # sigma^2 n / (N - n - 1) = beta^2  =>  N - n - 1 = sigma^2 n / beta^2
+    # sigma^2 n / (N - n - 1) = beta^2, solved for N
     return n + 1 + sigma**2 * n / beta**2

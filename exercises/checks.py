@@ -859,25 +859,6 @@ TOY = Check(
 )
 
 
-def pairs_cases(rng):
-    for i in range(8):
-        H_p, W_p = (int(n) for n in rng.integers(1, 12, 2))
-        radius, n_prefix = int(rng.integers(0, 5)), int(rng.choice([0, 1, 1, 2, 4]))
-        yield Case(f"random case {i + 1}", (H_p, W_p, radius, n_prefix), {},
-                   {"H_p": H_p, "W_p": W_p, "radius": radius, "n_prefix": n_prefix})
-    edges = [
-        ("a prefix-free model (n_prefix = 0)", (4, 5, 1, 0)),
-        ("a radius larger than the grid: every pair", (3, 4, 9, 1)),
-        ("radius 0: each patch with itself, and the prefix", (3, 3, 0, 2)),
-        ("ViT-B/16's grid, a 3 x 3 window", (14, 14, 1, 1)),
-        ("a single row of patches", (1, 7, 2, 1)),
-    ]
-    for label, args in edges:
-        yield Case(f"edge case: {label}", args, {}, dict(zip(("H_p", "W_p", "radius", "n_prefix"), args)))
-    yield Case("edge case: the default n_prefix (one [CLS] token)", (3, 5, 1), {},
-               {"H_p": 3, "W_p": 5, "radius": 1, "n_prefix": "(not given: 1)"})
-
-
 def _pairs(H_p, W_p, radius, n_prefix=1, prefix=True, diamond=False, double_prefix=False):
     """The count with switches that turn it into the usual mistakes."""
     cells = geometry.grid_coordinates((H_p, W_p))
@@ -890,7 +871,7 @@ def _pairs(H_p, W_p, radius, n_prefix=1, prefix=True, diamond=False, double_pref
 
 PAIRS = Check(
     reference=masks.allowed_pairs,
-    cases=pairs_cases,
+    cases=mask_cases,  # the mask's own cases: the count is of that mask's True entries
     compare=same_integer,
     hint="Along an axis of length L, the pairs within distance r are L + 2 (sum over d = 1 .. min(r, L - 1) of "
          "L - d); the square window multiplies the two axes; add the prefix rows and columns.",

@@ -75,8 +75,34 @@ def test_other_classes_are_different_outlines():
     assert set(other.classes).isdisjoint(data.SHAPE_CLASSES) and len(other.classes) == 10
 
 
+def test_a_region_keeps_every_centre_in_its_half_of_the_range_and_the_halves_cover_it():
+    half = np.random.default_rng(0).uniform(6.0, 10.0, 5000)
+    middle = data.SIZE / 2
+    left = data.object_centres(half, data.SIZE, np.random.default_rng(1), "left")
+    right = data.object_centres(half, data.SIZE, np.random.default_rng(1), "right")
+    anywhere = data.object_centres(half, data.SIZE, np.random.default_rng(1))
+    assert np.all(left[:, 0] >= half) and np.all(left[:, 0] <= middle)
+    assert np.all(right[:, 0] >= middle) and np.all(right[:, 0] <= data.SIZE - half)
+    # the two halves are mirror images drawn from the same numbers, and y is untouched
+    np.testing.assert_allclose(left[:, 0] + (right[:, 0] - middle), anywhere[:, 0], atol=1e-9)
+    np.testing.assert_array_equal(left[:, 1], anywhere[:, 1])
+    assert left[:, 0].max() > middle - 0.1 and right[:, 0].min() < middle + 0.1
+
+
+def test_a_region_moves_the_objects_and_leaves_labels_and_textures():
+    plain, left, right = (data.shapes(1000, seed=2, texture="random", region=r) for r in (None, "left", "right"))
+    np.testing.assert_array_equal(plain.labels, left.labels)
+    np.testing.assert_array_equal(left.textures, right.textures)
+    assert np.any(left.images != right.images, axis=(1, 2, 3)).all()
+    train, test = data.load({"name": "shapes", "train": 3, "test": 2, "region": "left"})
+    np.testing.assert_array_equal(train.images, data.shapes(3, region="left").images)
+    assert train.images.shape == (3, 3, 32, 32) and test.images.shape == (2, 3, 32, 32)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: data.shapes(0), "positive integer"),
+    (lambda: data.shapes(10, region="top"), "region must be"),
+    (lambda: data.object_centres(np.ones(2), 32, np.random.default_rng(0), "middle"), "region must be"),
     (lambda: data.shapes(10, texture="stripes"), "texture must be"),
     (lambda: data.shapes(10, classes="all"), "classes must be"),
     (lambda: data.shapes(10, split="val"), "split must be"),

@@ -20,7 +20,7 @@ def small_gpu_budget(monkeypatch):
     """The gpu budget with its sizes, steps and test set shrunk (a test-only override)."""
     full = profile.BUDGETS["gpu"]
     small = replace(full, train_sizes=(20, 40, 80, 160, 800), test_size=50, min_steps=2, max_steps=3,
-                    recipe_size=40, probe_labels=40, dial_size=40,
+                    recipe_size=40, probe_labels=40,
                     pretrain={**full.pretrain, "data": {**full.pretrain["data"], "train": 300, "test": 50},
                               "steps": 3})
     monkeypatch.setitem(profile.BUDGETS, "gpu", small)
@@ -42,7 +42,7 @@ def test_the_chapters_runs_train_and_probe_under_the_gpu_budget(small_gpu_budget
     budget = profile.budget()
     configs = [runs.experiment(budget, m, n, s, permute=p)
                for m in ("cnn", "vit") for n in budget.train_sizes[:2] for s in budget.seeds[:2] for p in (0.0, 1.0)]
-    configs += [runs.experiment(budget, "vit", budget.dial_size, 0, permute=budget.dial_fractions[0]),
+    configs += [runs.experiment(budget, "vit", budget.recipe_size, 0, permute=0.5),
                 runs.experiment(budget, "cnn", budget.recipe_size, 0, augment=True),
                 runs.pretraining(budget)]
     done = runs.run_many(configs, workers=1)

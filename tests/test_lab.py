@@ -28,7 +28,7 @@ def test_the_challenge_size_is_the_largest_budget_size_of_at_most_5000_images():
     assert lab.challenge_size(profile.budget("full")) == 5000    # the source's 5,000 CIFAR-10 images
     with pytest.raises(ValueError, match="no training size of at most 5,000"):
         lab.challenge_size(replace(profile.budget("quick"), train_sizes=(6000, 7000), recipe_size=6000,
-                                   probe_labels=6000, dial_size=6000))
+                                   probe_labels=6000))
 
 
 def test_check_model_counts_parameters_and_enforces_the_limits():

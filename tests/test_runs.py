@@ -99,7 +99,7 @@ def test_the_step_budget_grows_with_the_set_between_its_floor_and_its_cap():
     (dict(seeds=(0, 0, 1)), "distinct"),
     (dict(min_steps=5000), "min_steps"),
     (dict(recipe_size=123), "recipe_size"),
-    (dict(dial_fractions=(0.0, 0.5)), "dial_fractions"),
+    (dict(probe_labels=7), "probe_labels"),
     (dict(train={**profile.RECIPE, "steps": 10}), "steps"),
 ])
 def test_bad_budgets_are_refused(change, match):
@@ -184,3 +184,31 @@ def test_a_texture_or_erasing_override_changes_only_what_it_names():
             runs.check_config(runs.experiment(budget, "cnn", 300, **bad))
     with pytest.raises(ValueError, match="generated"):
         runs.experiment(profile.budget("full"), "cnn", 1000, texture="random")
+
+
+def test_a_region_or_patch_override_changes_only_what_it_names():
+    budget = profile.budget("quick")
+    plain = runs.experiment(budget, "vit", 300, 1)
+    left = runs.experiment(budget, "vit", 300, 1, region="left")
+    assert left["data"] == {**plain["data"], "region": "left"}
+    assert left["model"] == plain["model"] and left["train"] == plain["train"]
+    fine = runs.experiment(budget, "vit", 300, 1, patch=4, permute=1.0)
+    assert fine["model"] == {**plain["model"], "patch_size": 4} and fine["data"]["permute"]["patch"] == 4
+    # the budget's own patch writes the same configuration as before, and the CNN has none to change
+    assert runs.experiment(budget, "vit", 300, 1, patch=budget.vit["patch_size"]) == plain
+    distilled = runs.experiment(budget, "vit", 300, 1, region="right", route={"distill": True})
+    assert distilled["train"]["teacher"]["data"]["region"] == "right"
+    runs.check_config(left)
+    runs.check_config(fine)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(region="top"), "region applies"),
+    (dict(patch=5), "must divide"),
+    (dict(patch=0), "must divide"),
+])
+def test_bad_region_or_patch_is_rejected(bad, match):
+    with pytest.raises(ValueError, match=match):
+        runs.experiment(profile.budget("quick"), "vit", 300, **bad)
+    with pytest.raises(ValueError):
+        runs.experiment(profile.budget("quick"), "cnn", 300, patch=4)

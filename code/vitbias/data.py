@@ -139,15 +139,39 @@ TEXTURE_NAMES = tuple(TEXTURES)
 TEXTURE_DEPTH = 0.55  # textured pixels are this much darker than the object colour
 
 
+# Where an object's centre may stand, as a share of the horizontal range that keeps it inside the
+# image: the left or the right half of that range (the two are mirror images of each other).
+REGIONS = {"left": (0.0, 0.5), "right": (0.5, 1.0)}
+
+
+def object_centres(half: np.ndarray, size: int, rng: np.random.Generator, region: str | None = None) -> np.ndarray:
+    """Centres ``(N, 2)`` (x, y in pixels) of objects of half-sizes ``half`` ``(N,)``, inside the image.
+
+    Each coordinate is uniform on ``[half, size - half]``; with ``region`` (a
+    key of :data:`REGIONS`) the x coordinate is uniform on that share of the
+    range instead, drawn from the same random numbers.
+    """
+    if region is not None and region not in REGIONS:
+        raise ValueError(f"region must be None or one of {tuple(REGIONS)}, got {region!r}")
+    centre = rng.uniform(half[:, None], size - half[:, None], (len(half), 2))
+    if region is not None:
+        low, high = REGIONS[region]
+        span = size - 2 * half
+        where = (centre[:, 0] - half) / span  # uniform on [0, 1]
+        centre[:, 0] = half + span * (low + (high - low) * where)
+    return centre
+
+
 def render(outlines, textures, rng: np.random.Generator, *, size: int = SIZE,
            scale=(6.0, 10.0), max_rotation: float = 10.0,
-           names: tuple[str, ...] = SHAPE_CLASSES) -> np.ndarray:
+           names: tuple[str, ...] = SHAPE_CLASSES, region: str | None = None) -> np.ndarray:
     """Draw one object per image: outline ``outlines[i]`` filled with texture ``textures[i]``.
 
     ``outlines`` index ``names`` and ``textures`` index :data:`TEXTURE_NAMES`,
-    both of shape ``(N,)``. Position, half-size (``scale`` pixels), rotation
-    (up to ``max_rotation`` degrees either way), colours and clutter are drawn
-    from ``rng``. Returns uint8 images of shape ``(N, 3, size, size)``.
+    both of shape ``(N,)``. Position (:func:`object_centres`, in ``region``),
+    half-size (``scale`` pixels), rotation (up to ``max_rotation`` degrees
+    either way), colours and clutter are drawn from ``rng``. Returns uint8
+    images of shape ``(N, 3, size, size)``.
     """
     outlines = np.asarray(outlines)
     textures = np.asarray(textures)
@@ -165,7 +189,7 @@ def render(outlines, textures, rng: np.random.Generator, *, size: int = SIZE,
 
     # Pose: the object stays inside the image.
     half = rng.uniform(scale[0], scale[1], n)
-    centre = rng.uniform(half[:, None], size - half[:, None], (n, 2))
+    centre = object_centres(half, size, rng, region)
     angle = np.deg2rad(rng.uniform(-max_rotation, max_rotation, n))
     phase = rng.integers(0, 12, n)
 
@@ -229,7 +253,7 @@ SPLITS = {"train": 0, "test": 1}
 
 
 def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "random",
-           classes: str = "main") -> ImageSet:
+           classes: str = "main", region: str | None = None) -> ImageSet:
     """``n`` generated images, balanced over 10 outline classes.
 
     ``texture="none"``: every object is filled with a plain colour.
@@ -237,7 +261,9 @@ def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "rando
     outline tells the class. ``texture="predictive"``: class ``i`` always wears
     texture ``i``. ``classes="other"`` uses ten different outlines (for
     pretraining on other labels). ``split`` selects an independent stream of
-    the same seed, so train and test sets never share an image.
+    the same seed, so train and test sets never share an image. ``region``
+    (``"left"`` or ``"right"``) keeps every object's centre in that half of
+    its horizontal range; everything else is drawn as without it.
 
     Images are made in blocks of :data:`BLOCK`: the first ``m`` images of a
     set of size ``n`` are the set of size ``m``. The largest set made so far
@@ -254,7 +280,9 @@ def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "rando
     names = {"main": SHAPE_CLASSES, "other": OTHER_SHAPE_CLASSES}.get(classes)
     if names is None:
         raise ValueError(f"classes must be 'main' or 'other', got {classes!r}")
-    stream = (int(seed), SPLITS[split], texture, classes)
+    if region is not None and region not in REGIONS:
+        raise ValueError(f"region must be None or one of {tuple(REGIONS)}, got {region!r}")
+    stream = (int(seed), SPLITS[split], texture, classes, region)
     kept = _KEPT.get(stream)
     if kept is None or len(kept) < n:
         count = -(-n // BLOCK)
@@ -293,15 +321,15 @@ def _keep(stream, images: ImageSet) -> None:
 
 
 def _block(task):
-    """One block of :data:`BLOCK` images of ``stream = (seed, split, texture, classes)``."""
-    (seed, split, texture, classes), block = task
+    """One block of :data:`BLOCK` images of ``stream = (seed, split, texture, classes, region)``."""
+    (seed, split, texture, classes, region), block = task
     names = SHAPE_CLASSES if classes == "main" else OTHER_SHAPE_CLASSES
     rng = np.random.default_rng([seed, split, 0 if classes == "main" else 1, block])
     # A whole balanced block is drawn, so that a set's images do not depend on its size.
     label = rng.permutation(np.arange(BLOCK) % len(names))
     tex = {"none": np.full(BLOCK, PLAIN), "predictive": label,
            "random": rng.integers(0, len(TEXTURES), BLOCK)}[texture]
-    return render(label, tex, rng, names=names), label.astype(np.int64), tex.astype(np.int64)
+    return render(label, tex, rng, names=names, region=region), label.astype(np.int64), tex.astype(np.int64)
 
 
 def cue_conflict(n: int, seed: int = 0) -> ImageSet:
@@ -369,7 +397,7 @@ def cifar10(split: str = "train", folder: Path | str | None = None) -> ImageSet:
 def load(spec: dict) -> tuple[ImageSet, ImageSet]:
     """The ``(train, test)`` sets named by ``spec``.
 
-    ``{"name": "shapes", "train": n, "test": m, "seed": s, "texture": ..., "classes": ...}``
+    ``{"name": "shapes", "train": n, "test": m, "seed": s, "texture": ..., "classes": ..., "region": ...}``
     generates them; ``{"name": "cifar10", "train": n, "test": m, "seed": s}`` takes
     the first ``n`` training images of CIFAR-10 in an order shuffled by ``s``
     (so smaller sets are nested in larger ones) and the first ``m`` test images.
@@ -383,7 +411,7 @@ def load(spec: dict) -> tuple[ImageSet, ImageSet]:
     if not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (n_train, n_test)):
         raise ValueError(f"train and test must be positive integers, got {n_train!r}, {n_test!r}")
     if name == "shapes":
-        unknown = set(spec) - {"texture", "classes"}
+        unknown = set(spec) - {"texture", "classes", "region"}
         if unknown:
             raise ValueError(f"unknown shapes options {sorted(unknown)}")
         return (shapes(n_train, seed, split="train", **spec),

@@ -67,8 +67,7 @@ class Budget:
       small set is fitted) nor more than ``max_steps`` (the cap);
     - ``recipe_size``: the size at which augmentation is switched on and off;
       ``probe_labels``: the labelled images a linear probe is fitted on;
-      ``dial_size``, ``dial_fractions``: the size and the fractions of moved
-      patches of the partial shuffle; ``permutation_seed``: which shuffle;
+      ``permutation_seed``: which patch shuffle;
     - ``train``: the recipe shared by every model (``vitbias.train.TrainConfig``
       less ``steps``, ``warmup`` and ``seed``, which each run sets);
     - ``cnn``, ``vit``: the model specifications (``vitbias.models.build``);
@@ -88,8 +87,6 @@ class Budget:
     max_steps: int
     recipe_size: int
     probe_labels: int
-    dial_size: int
-    dial_fractions: tuple[float, ...]
     permutation_seed: int
     train: dict
     cnn: dict
@@ -105,11 +102,9 @@ class Budget:
         if not 1 <= self.min_steps <= self.max_steps or self.epochs <= 0:
             raise ValueError(f"need epochs > 0 and 1 <= min_steps <= max_steps, got {self.epochs}, "
                              f"{self.min_steps}, {self.max_steps}")
-        for name in ("recipe_size", "probe_labels", "dial_size"):
+        for name in ("recipe_size", "probe_labels"):
             if getattr(self, name) not in sizes:
                 raise ValueError(f"{name} must be one of the train_sizes {sizes}, got {getattr(self, name)}")
-        if not all(0.0 < f < 1.0 for f in self.dial_fractions):
-            raise ValueError(f"dial_fractions must lie strictly between 0 and 1, got {self.dial_fractions}")
         if {"steps", "warmup", "seed"} & set(self.train):
             raise ValueError("the budget's recipe leaves steps, warmup and seed to each run")
 
@@ -132,8 +127,8 @@ BUDGETS = {
         train_sizes=(50, 125, 300, 800, 2000),
         seeds=(0, 1, 2),
         test_size=2000,
-        epochs=40, min_steps=150, max_steps=1000,
-        recipe_size=125, probe_labels=125, dial_size=125, dial_fractions=(0.25, 0.5),
+        epochs=40, min_steps=150, max_steps=800,
+        recipe_size=125, probe_labels=125,
         permutation_seed=0,
         train=RECIPE,
         cnn=SMALL_CNN,
@@ -150,7 +145,7 @@ BUDGETS = {
         seeds=(0, 1, 2),
         test_size=10000,
         epochs=30, min_steps=300, max_steps=2000,
-        recipe_size=300, probe_labels=300, dial_size=300, dial_fractions=(0.25, 0.5),
+        recipe_size=300, probe_labels=300,
         permutation_seed=0,
         train={**RECIPE, "batch_size": 512},
         cnn=SMALL_CNN,
@@ -167,7 +162,7 @@ BUDGETS = {
         seeds=(0, 1, 2),
         test_size=10000,
         epochs=40, min_steps=600, max_steps=6000,
-        recipe_size=5000, probe_labels=1000, dial_size=5000, dial_fractions=(0.25, 0.5),
+        recipe_size=5000, probe_labels=1000,
         permutation_seed=0,
         train={**RECIPE, "batch_size": 128, "lr": 1e-3},
         cnn={"kind": "cnn", "channels": [32, 64, 128, 160], "depth": [1, 1, 1, 1]},

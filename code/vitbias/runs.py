@@ -280,7 +280,8 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
 
 def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
                permute: float = 0.0, route: dict | None = None, texture: str | None = None,
-               erase: float = 0.0, world: dict | None = None) -> dict:
+               erase: float = 0.0, world: dict | None = None, region: str | None = None,
+               patch: int | None = None) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
     ``seed`` draws the training set, the initial weights and the batches; the
@@ -293,7 +294,10 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     ``texture`` overrides the generated data's fill (:func:`vitbias.data.shapes`)
     for the training and the test images; ``erase`` switches on random erasing
     with that probability; ``world`` rearranges the pixel positions of every
-    image (:func:`vitbias.permute.world_index`), instead of a patch shuffle.
+    image (:func:`vitbias.permute.world_index`), instead of a patch shuffle;
+    ``region`` keeps every object's centre in one half of the image, in the
+    training and the test images (:func:`vitbias.data.shapes`); ``patch``
+    (ViT only) replaces the budget's patch size, for the shuffle too.
     """
     if model not in ("cnn", "vit"):
         raise ValueError(f"model must be 'cnn' or 'vit', got {model!r}")
@@ -307,6 +311,14 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         raise ValueError(f"texture applies to generated data only, not to {budget.dataset['name']!r}")
     if texture is not None and texture not in _data.TEXTURE_MODES:
         raise ValueError(f"texture must be one of {_data.TEXTURE_MODES}, got {texture!r}")
+    if region is not None and (budget.dataset["name"] != "shapes" or region not in _data.REGIONS):
+        raise ValueError(f"region applies to generated data and is one of {tuple(_data.REGIONS)}, "
+                         f"got {region!r} on {budget.dataset['name']!r}")
+    image_size = int(budget.vit["img_size"])
+    if patch is not None and (model != "vit" or not isinstance(patch, (int, np.integer)) or patch < 1
+                              or image_size % patch):
+        raise ValueError(f"patch (ViT only) must divide the image size {image_size}, got {patch!r} for {model!r}")
+    patch = int(budget.vit["patch_size"] if patch is None else patch)
     steps = budget.steps(train_size)
     data = {**budget.dataset, "train": int(train_size), "test": budget.test_size,
             "seed": int(seed), "test_seed": budget.dataset.get("seed", 0)}
@@ -314,25 +326,28 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         data.pop("test_seed")
     if texture is not None:
         data["texture"] = texture
+    if region is not None:
+        data["region"] = region
     if world is not None:
         if permute > 0:
             raise ValueError("a run takes a patch shuffle or a world, not both")
-        world_index(world, int(budget.vit["img_size"]))  # validates the world
+        world_index(world, image_size)  # validates the world
         data["world"] = dict(world)
     if permute > 0:
-        data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed,
-                           "patch": budget.vit["patch_size"]}
+        data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed, "patch": patch}
     recipe = {**budget.train, "steps": steps, "warmup": steps // 10, "seed": int(seed)}
     if augment is not None:
         recipe["augment"] = bool(augment)
     if erase:
         recipe["erase"] = float(erase)
     spec = dict(getattr(budget, model))
+    if patch != spec.get("patch_size", patch):
+        spec["patch_size"] = patch
     if route is not None:
         spec = {**spec, "kind": "route", **route}
         if route.get("distill"):
             recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute,
-                                           world=world)
+                                           world=world, region=region)
     return {"data": data, "model": spec, "train": recipe}
 
 

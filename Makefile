@@ -57,7 +57,7 @@ OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CA
 
 test: book
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
-	  --nbval-cell-timeout 1800 -p no:cacheprovider
+	  --nbval-cell-timeout 3600 -p no:cacheprovider
 	@$(MAKE) --no-print-directory site-test
 
 unit: $(STAMP)

@@ -470,3 +470,38 @@ def test_bad_token_arguments_are_rejected():
         S.conjugate(np.zeros((3, 3)), [1, 0])
     with pytest.raises(ValueError, match="must divide the shift"):
         S.equivariance_error_map(conv_layer(0, stride=2), image(0, H=8, W=8), (0, 1), stride=2)
+
+
+# ---------------------------------------------------------------------------
+# Trained-model helpers: shifted image sets, accuracy and logits under shifts
+# ---------------------------------------------------------------------------
+
+def _relative_bias_vit():
+    from vitbias import models, profile
+
+    torch.manual_seed(0)
+    return models.build({**profile.budget("quick").vit, "kind": "route", "relative_bias": True}).eval()
+
+
+def test_a_shifted_image_set_is_every_image_rolled_with_its_label():
+    from vitbias import data
+
+    images = data.shapes(5, seed=0)
+    moved = S.shifted_images(images, (1, -3))
+    np.testing.assert_array_equal(moved.images, np.roll(images.images, (1, -3), axis=(-2, -1)))
+    np.testing.assert_array_equal(moved.labels, images.labels)
+    with pytest.raises(ValueError, match="does not fit"):
+        S.shifted_images(images, 32)
+
+
+def test_a_relative_bias_vit_keeps_its_logits_under_a_whole_patch_shift_and_not_under_a_pixel_shift():
+    from vitbias import data
+
+    from vitbias import profile
+
+    model, images = _relative_bias_vit(), data.shapes(20, seed=1)
+    patch = profile.budget("quick").vit["patch_size"]
+    assert S.largest_logit_change(model, images, patch) < 1e-4
+    assert S.largest_logit_change(model, images, 1) > 1e-3
+    accuracy = S.accuracy_under_shifts(model, images, (0, patch))
+    assert accuracy.shape == (2,) and accuracy[0] == accuracy[1]

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 
-from . import literature, permute, runs
+from dataclasses import replace
+
+from . import literature, permute, profile, runs
 
 MODELS = ("cnn", "vit")
 # The priors chapter's routes back to the prior: name -> (RouteViT keywords, augmentation).
@@ -195,6 +197,25 @@ def robustness(budget) -> dict:
     return wanted
 
 
+# The symmetry chapter's trained models: name -> (model, RouteViT keywords or None).
+SYMMETRY_MODELS = {"CNN": ("cnn", None), "ViT": ("vit", None),
+                   "ViT, relative bias": ("vit", {"relative_bias": True})}
+
+
+def symmetry(budget) -> dict:
+    """``(name, seed)`` for every model of :data:`SYMMETRY_MODELS`, trained at the largest size on
+    images whose objects stand in the left half (``region="left"``), test images likewise.
+
+    Only generated images can place their objects, so a budget on photographs
+    (``full``) trains these on the generated world, with its own models and recipe.
+    """
+    if budget.dataset["name"] != "shapes":
+        budget = replace(budget, dataset=dict(profile.SHAPES))
+    n = budget.train_sizes[-1]
+    return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left")
+            for name, (model, route) in SYMMETRY_MODELS.items() for s in budget.seeds}
+
+
 def lab(budget) -> dict:
     """The lab's runs: the curves ``(model, n, seed)``, the recipe switched ``(model, "recipe", seed)``,
     and the board of routes at the challenge's size ``(name, seed)``; all of them other chapters' runs."""
@@ -211,7 +232,8 @@ def lab(budget) -> dict:
     return wanted
 
 
-CHAPTERS = {"crossover": crossover, "locality": locality, "priors": priors, "robustness": robustness, "lab": lab}
+CHAPTERS = {"crossover": crossover, "locality": locality, "priors": priors, "robustness": robustness,
+            "symmetry": symmetry, "lab": lab}
 
 
 def chapter_runs(chapter: str, budget) -> dict:

@@ -483,3 +483,35 @@ def feature_strides(features, image_size=64, channels=3):
             raise ValueError(f"a {h}x{w} map is not an exact subsampling of a {image_size}-pixel image")
         strides.append(image_size // h)
     return strides
+
+
+# ---------------------------------------------------------------------------
+# Trained models: what they do under shifts and in the other half of the image.
+# ---------------------------------------------------------------------------
+
+def shifted_images(images, shift):
+    """``images`` (a :class:`vitbias.data.ImageSet`) with every image circularly shifted, ``T_delta X``.
+
+    ``shift``: ``(delta_r, delta_c)`` or an integer (horizontal); labels are unchanged.
+    """
+    from dataclasses import replace
+
+    delta = as_pair(shift, "shift")
+    H, W = images.images.shape[-2:]
+    _check_shift(delta, H, W)
+    return replace(images, images=np.roll(images.images, delta, axis=(-2, -1)))
+
+
+def accuracy_under_shifts(model: nn.Module, images, shifts) -> np.ndarray:
+    """Top-1 accuracy of ``model`` on ``images`` circularly shifted by each of ``shifts``: ``(len(shifts),)``."""
+    from .train import evaluate
+
+    return np.array([evaluate(model, shifted_images(images, s), device="cpu")["accuracy"] for s in shifts])
+
+
+def largest_logit_change(model: nn.Module, images, shift) -> float:
+    """``max |f(T_delta x) - f(x)|`` over the logits of every image, in the model's own precision."""
+    from .train import predict
+
+    return float(np.abs(predict(model, shifted_images(images, shift), device="cpu")
+                        - predict(model, images, device="cpu")).max())

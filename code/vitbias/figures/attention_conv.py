@@ -53,3 +53,40 @@ def aconv_head_weights(weights, offsets, alphas):
             if j == 0:
                 ax.set_ylabel(rf"$\alpha = {alpha:g}$", fontsize=9)
     return finish(fig, pad=0.3)
+
+
+def aconv_learned_fit(sizes, errors, centres, offsets):
+    """Left: relative test error against training images, per layer (dots: seeds; line: mean).
+    Right: the attention layer's head centres after training at the largest size, beside the offsets.
+
+    ``errors``: layer name -> ``(len(sizes), seeds)``; ``centres``: ``(seeds, h, 2)`` (row, column);
+    ``offsets``: ``(k^2, 2)``, the kernel's offsets.
+    """
+    fig, (left, right) = canvas(1, 2, figsize=(9, 3.8), gridspec_kw={"width_ratios": [1.5, 1]})
+    colours = {"convolution": "tab:blue", "attention": "tab:orange"}
+    sizes = np.asarray(sizes)
+    for name, values in errors.items():
+        values = np.asarray(values)
+        for seed in range(values.shape[1]):
+            left.plot(sizes, values[:, seed], "o", color=colours.get(name, "0.3"), alpha=0.45, markersize=4)
+        left.plot(sizes, values.mean(axis=1), "-", color=colours.get(name, "0.3"), linewidth=1.5,
+                  label=f"{name} layer")
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    left.set_xlabel("training images N")
+    left.set_ylabel("relative test error")
+    legend(left, loc="upper right")
+    offsets = np.asarray(offsets)
+    right.plot(offsets[:, 1], offsets[:, 0], "s", markersize=14, markerfacecolor="none",
+               markeredgecolor="tab:blue", label="kernel offsets")
+    for seed, found in enumerate(np.asarray(centres)):
+        right.plot(found[:, 1], found[:, 0], "o", color="tab:orange", alpha=0.7, markersize=4,
+                   label="head centres" if seed == 0 else None)
+    right.set_xlim(-2.5, 2.5)
+    right.set_ylim(2.5, -2.5)
+    right.set_aspect("equal")
+    right.set_xlabel("column offset")
+    right.set_ylabel("row offset")
+    legend(right, loc="lower right")
+    return finish(fig)

@@ -26,3 +26,37 @@ def symmetry_error_curves(shifts, errors: dict, patch: int):
     ax.set_ylim(bottom=-0.05)
     legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return finish(fig)
+
+
+def trained_shift_accuracy(shifts, accuracy: dict, other_half: dict, patch: int):
+    """Left: test accuracy against a horizontal circular shift of the test images, one line per model
+    (dots: seeds). Right: accuracy on the half the objects stood in during training and on the other.
+
+    ``accuracy``: model -> ``(seeds, len(shifts))``; ``other_half``: model -> ``(seeds, 2)``, the
+    columns its own half and the other half.
+    """
+    fig, (left, right) = canvas(1, 2, figsize=(9.5, 3.8), gridspec_kw={"width_ratios": [1.6, 1]})
+    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
+    shifts = np.asarray(shifts)
+    for colour, (name, values) in zip(colours, accuracy.items()):
+        values = np.asarray(values)
+        for row in values:
+            left.plot(shifts, row, ".", color=colour, alpha=0.4, markersize=4)
+        left.plot(shifts, values.mean(axis=0), "-", color=colour, linewidth=1.5, label=name)
+    for whole in shifts[(shifts % patch == 0) & (shifts > 0)]:
+        left.axvline(whole, color="0.5", linestyle=":", linewidth=1)
+    left.set_xticks(shifts)
+    left.set_xlabel("horizontal shift of the test images (pixels)")
+    left.set_ylabel("test accuracy")
+    legend(left, loc="lower left")
+    width = 0.8 / max(len(other_half), 1)
+    for i, (colour, (name, values)) in enumerate(zip(colours, other_half.items())):
+        values = np.asarray(values)
+        place = np.arange(2) + (i - (len(other_half) - 1) / 2) * width
+        right.bar(place, values.mean(axis=0), width, color=colour, alpha=0.6, label=name)
+        for row in values:
+            right.plot(place, row, ".", color="0.2", markersize=3)
+    right.set_xticks([0, 1], ["its own half", "the other half"])
+    right.set_ylabel("test accuracy")
+    right.set_ylim(0, 1)
+    return finish(fig)

@@ -55,9 +55,13 @@ book: $(STAMP) wheel
 # numeric paths and a check that only holds on one CPU fails here first.
 OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CAPABILITY,env ATEN_CPU_CAPABILITY=default)
 
+# The tests run in TEST_WORKERS processes (pytest-xdist, one per core, at most four), each taking
+# whole files, so that a reference notebook's cells run in order in one kernel.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+
 test: book
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
-	  --nbval-cell-timeout 3600 -p no:cacheprovider
+	  --nbval-cell-timeout 3600 -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 	@$(MAKE) --no-print-directory site-test
 
 unit: $(STAMP)

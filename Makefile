@@ -26,7 +26,8 @@ help:
 	@echo "make wheel             build the vitbias wheel the site publishes under _static/"
 	@echo "make site-check        check that no page of _build/html loads anything from another host"
 	@echo "make site-test         open every page of _build/html in headless Chromium (installed if missing);"
-	@echo "                       fail on a console error, a broken image, raw TeX, an undrawn figure, a broken link"
+	@echo "                       fail on a console error, a broken image, raw TeX, an undrawn figure, a figure"
+	@echo "                       shown twice or printed wrong, code wider than its column, a broken link"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"
 

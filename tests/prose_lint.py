@@ -1,4 +1,4 @@
-"""Find numbers typed into prose by hand.
+"""Find numbers typed into prose by hand, and code lines wider than the page's column.
 
 A decimal number (``0.79``), a percentage (``4 %``, ``87%``) or a count typed as
 words or tied to a unit (``100-step``, ``four billion``, ``hundreds of epochs``,
@@ -6,12 +6,19 @@ words or tied to a unit (``100-step``, ``four billion``, ``hundreds of epochs``,
 prose (front matter, code cells and fences, directive option lines, display
 and inline math, inline code, roles such as ``{cite}`` and ``{glue:text}``,
 link targets and HTML comments) and reports what is left.
+
+A line of a visible code cell, or of any other code block on the page, may hold
+at most :data:`CODE_LINE_LIMIT` characters, which fit the text column at the
+theme's default width (``_static/vitbias.css``); a cell whose input the reader
+does not see unless they ask (:data:`HIDDEN_INPUT` tags) is exempt.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import yaml
 
 TYPED_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*\.\d+|\d+(?:\.\d+)?\s*(?:%|percent\b))")
 # Counts typed as words or attached to a unit, which the decimal rule above misses:
@@ -88,6 +95,87 @@ def typed_numbers(text: str):
             for match in pattern.finditer(prose)]
 
 
+CODE_LINE_LIMIT = 88
+# Tags of a code cell whose source the page hides (behind a toggle) or leaves out.
+HIDDEN_INPUT = {"hide-input", "hide-cell", "remove-input", "remove_input", "remove-cell", "remove_cell"}
+# Directives whose body is code; any other directive's body is read for the code blocks inside it.
+CODE_DIRECTIVES = {"{code-cell}", "{code-block}", "{code}", "{sourcecode}"}
+FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\}|[\w+-]*)")
+
+
+def _closes(stripped: str, marker: str) -> bool:
+    return stripped.startswith(marker) and stripped.strip(marker[0]) == ""
+
+
+def _cell_options(lines: list[str], i: int) -> tuple[dict, int]:
+    """A code cell's options (``---`` YAML block or ``:key: value`` lines) from line ``i``; and its first code line."""
+    if i < len(lines) and lines[i].strip() == "---":
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != "---":
+            end += 1
+        return yaml.safe_load("\n".join(lines[i + 1:end])) or {}, end + 1
+    options = []
+    while i < len(lines) and OPTION.match(lines[i].strip()):
+        options.append(lines[i].strip()[1:].replace(":", ": ", 1))
+        i += 1
+    return yaml.safe_load("\n".join(options)) or {}, i
+
+
+def code_blocks(text: str):
+    """Yield ``(first line number, lines, shown)`` for every code cell and code block of a MyST page.
+
+    ``shown`` is False for a code cell tagged with one of :data:`HIDDEN_INPUT`.
+    """
+    lines = text.split("\n")
+    i = 0
+    if lines and lines[0].strip() == "---":  # front matter
+        i = 1
+        while i < len(lines) and lines[i].strip() != "---":
+            i += 1
+        i += 1
+    open_directives = []  # the markers of the directives we are inside
+    while i < len(lines):
+        stripped = lines[i].strip()
+        i += 1
+        match = FENCE.match(stripped)
+        if not match:
+            continue
+        marker, kind = match.groups()
+        if not kind and open_directives and open_directives[-1] == marker:
+            open_directives.pop()
+            continue
+        if kind.startswith("{") and kind not in CODE_DIRECTIVES:
+            open_directives.append(marker)
+            continue
+        if marker.startswith(":"):
+            continue
+        shown = True
+        if kind == "{code-cell}":
+            options, i = _cell_options(lines, i)
+            tags = options.get("tags") or []
+            shown = not HIDDEN_INPUT & set(tags if isinstance(tags, list) else [tags])
+        elif kind in CODE_DIRECTIVES:
+            while i < len(lines) and OPTION.match(lines[i].strip()):
+                i += 1
+        start, body = i + 1, []
+        while i < len(lines) and not _closes(lines[i].strip(), marker):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        yield start, body, shown
+
+
+def long_code_lines(text: str, limit: int = CODE_LINE_LIMIT):
+    """``(line_number, length, line)`` for every line longer than ``limit`` in a shown code cell or block."""
+    return [(start + k, len(line), line)
+            for start, body, shown in code_blocks(text) if shown
+            for k, line in enumerate(body) if len(line) > limit]
+
+
 def lint(path: Path):
-    return [f"{path}:{number}: typed number {found!r} in prose (glue it): {line}"
-            for number, found, line in typed_numbers(path.read_text(encoding="utf-8"))]
+    text = path.read_text(encoding="utf-8")
+    return ([f"{path}:{number}: typed number {found!r} in prose (glue it): {line}"
+             for number, found, line in typed_numbers(text)]
+            + [f"{path}:{number}: code line of {length} characters, more than {CODE_LINE_LIMIT} "
+               f"(the column's width; wrap it): {line.strip()[:60]}"
+               for number, length, line in long_code_lines(text)])

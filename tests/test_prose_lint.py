@@ -1,6 +1,6 @@
 """The prose lint itself: it must catch what it is for, and only that."""
 
-from tests.prose_lint import typed_numbers
+from tests.prose_lint import CODE_LINE_LIMIT, lint, long_code_lines, typed_numbers
 
 PAGE = """---
 kernelspec:
@@ -44,3 +44,41 @@ def test_lint_flags_counts_typed_as_words_or_tied_to_a_unit():
             "A 3 by 3 kernel, ViT-B/16, {glue:text}`steps`-step runs and a few thousand images pass.\n")
     found = [(line, number) for line, number, _ in typed_numbers(page)]
     assert found == [(1, "100-step"), (1, "four billion"), (2, "hundreds of epochs"), (2, "8 or more")]
+
+
+LONG = "result = some_function(" + ", ".join(f"argument_{i}" for i in range(9)) + ")"
+WRAPPED = ("result = some_function(\n    " + ", ".join(f"argument_{i}" for i in range(5)) + ",\n    "
+           + ", ".join(f"argument_{i}" for i in range(5, 9)) + ")")
+
+
+def page_with_cells(*cells: str) -> str:
+    return "---\nkernelspec:\n  name: python3\n---\n# A page\n\n" + "\n\n".join(cells) + "\n"
+
+
+def test_a_long_line_in_a_visible_code_cell_fails_with_its_line_and_length():
+    assert len(LONG) > CODE_LINE_LIMIT
+    page = page_with_cells(f"```{{code-cell}} ipython3\nimport numpy as np\n{LONG}\n```",
+                           f"```{{code-cell}} ipython3\n:tags: [nbval-ignore-output]\n\n{LONG}\n```")
+    assert long_code_lines(page) == [(9, len(LONG), LONG), (15, len(LONG), LONG)]
+
+
+def test_a_long_line_passes_in_a_hidden_cell_and_in_prose_and_wrapped_lines_pass():
+    page = page_with_cells(f"```{{code-cell}} ipython3\n:tags: [hide-input]\n\n{LONG}\n```",
+                           f"```{{code-cell}} ipython3\n:tags: [remove-cell]\n{LONG}\n```",
+                           f"```{{code-cell}} ipython3\n---\ntags: [remove-input]\nmystnb:\n  figure:\n"
+                           f"    caption: A figure.\n---\n{LONG}\n```",
+                           f"```{{code-cell}} ipython3\n{WRAPPED}\n```",
+                           f"Prose may run as long as it likes: {LONG}.")
+    assert long_code_lines(page) == []
+
+
+def test_code_blocks_outside_cells_count_and_directives_are_read_inside(tmp_path):
+    command = "python -m exercises.grade my_solutions.py" + " " * 40 + "# every exercise the file defines"
+    page = page_with_cells(f"```bash\n{command}\n```",
+                           f"````{{admonition}} A note\nProse, then code:\n\n```python\n{LONG}\n```\n````",
+                           f"```{{list-table}} A table\n* - {LONG}\n```")
+    assert [(line, length) for line, length, _ in long_code_lines(page)] == [(8, len(command)), (15, len(LONG))]
+    path = tmp_path / "page.md"
+    path.write_text(page)
+    (first, second) = lint(path)
+    assert f"page.md:8: code line of {len(command)} characters" in first and "page.md:15:" in second

@@ -16,6 +16,14 @@ A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
   copied to ``_static/plotly/plotly.min.js`` and loaded once by each page
   that holds an interactive figure (a ``<div class="vitbias-plotly">``, which
   ``vitbias.figures.interactive`` writes); other pages do not load it.
+- **One figure on screen, the other in print.** A figure cell tagged
+  ``interactive-twin`` holds the static version of the interactive figure
+  that follows it (the image a notebook and a printed page show). On the web
+  the interactive figure takes its place: it becomes a figure with the static
+  one's id (so that cross-references land on it), number, caption and alt
+  text (a description read by screen readers), and the static figure is
+  kept under the id ``<name>-print`` for print only; ``_static/vitbias.css``
+  hides each in the other medium.
 - **The wheel.** The ``vitbias`` wheel that ``make wheel`` builds in
   ``_build/wheel/`` is published under ``_static/``, for the launched
   notebooks' install cell when no repository is set.
@@ -23,6 +31,7 @@ A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -43,6 +52,13 @@ PLOTLY_PACKAGE = "plotly"
 PLOTLY_SCRIPT = "plotly/plotly.min.js"
 # The class of the <div> an interactive figure is drawn into (vitbias.figures.interactive.MARKER).
 WIDGET_MARKER = "vitbias-plotly"
+# The cell tag of a static figure whose interactive twin follows it, and the classes of the two on the page.
+TWIN_TAG = "interactive-twin"
+PRINT_FIGURE = "vitbias-print-figure"
+INTERACTIVE_FIGURE = "vitbias-interactive-figure"
+ALT_CLASS = "vitbias-alt"
+PRINT_SUFFIX = "-print"
+_WIDGET_DIV = re.compile(rf'<div class="{WIDGET_MARKER}" id="([A-Za-z0-9-]+)">')
 
 _GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
@@ -165,6 +181,79 @@ def _load_plotly_where_needed(app, pagename, templatename, context, doctree) -> 
         app.add_js_file(PLOTLY_SCRIPT)
 
 
+def _is_widget(node) -> bool:
+    from docutils import nodes
+
+    return (isinstance(node, nodes.raw) and "html" in node.get("format", "").split()
+            and _WIDGET_DIV.search(node.astext()) is not None)
+
+
+def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]:
+    """Give each tagged static figure's number, caption and alt text to the interactive figure after it.
+
+    The static figure of a cell tagged :data:`TWIN_TAG` keeps its image and
+    caption under the id ``<id>-print`` and the class :data:`PRINT_FIGURE`;
+    the first interactive figure after it (a raw HTML ``<div class="vitbias-plotly">``)
+    becomes a figure of class :data:`INTERACTIVE_FIGURE` with the static
+    figure's id, its caption and, for screen readers, its alt text.
+    ``fignumbers`` (the page's ``{"figure": {id: number}}``) gains the print
+    id, so that the printed figure keeps its number. Returns the ids paired;
+    raises ``ValueError`` for a tagged cell without exactly one figure, or
+    without an interactive figure of its own after it.
+    """
+    from docutils import nodes
+
+    order = list(doctree.findall(lambda n: _is_widget(n) or (
+        isinstance(n, nodes.container) and f"tag_{TWIN_TAG}" in n.get("classes", []))))
+    paired = []
+    for i, cell in enumerate(order):
+        if _is_widget(cell):
+            continue
+        figures = list(cell.findall(nodes.figure))
+        if len(figures) != 1 or not figures[0]["ids"]:
+            raise ValueError(f"a cell tagged {TWIN_TAG} must show one figure with a name; this one shows "
+                             f"{len(figures)}")
+        static = figures[0]
+        figure_id = static["ids"][0]
+        following = order[i + 1] if i + 1 < len(order) else None
+        if following is None or not _is_widget(following):
+            raise ValueError(f"figure {figure_id} is tagged {TWIN_TAG}, but no interactive figure follows it "
+                             "before the next such figure or the end of the page")
+        images = list(static.findall(nodes.image))
+        alt = images[0].get("alt", "") if images else ""
+        captions = list(static.findall(nodes.caption))
+        source = following.astext()
+        widget_id = _WIDGET_DIV.search(source).group(1)
+        figure = nodes.figure("", ids=[figure_id], classes=[INTERACTIVE_FIGURE])
+        if static.get("align"):
+            figure["align"] = static["align"]
+        following.parent.replace(following, figure)   # not replace_self, which gives it the raw node's classes
+        figure += following
+        if alt:
+            figure += nodes.raw("", f'<p class="{ALT_CLASS}" id="{widget_id}-alt">{html.escape(alt)}</p>',
+                                format="html")
+        if captions:
+            figure += captions[0].deepcopy()
+        static["ids"] = [figure_id + PRINT_SUFFIX]
+        static["classes"].append(PRINT_FIGURE)
+        numbers = (fignumbers or {}).get("figure", {})
+        if figure_id in numbers:
+            numbers[figure_id + PRINT_SUFFIX] = numbers[figure_id]
+        paired.append(figure_id)
+    return paired
+
+
+def _pair_on_the_web(app, doctree, docname) -> None:
+    from sphinx.errors import ExtensionError
+
+    if app.builder.format != "html":
+        return   # a PDF shows the static figure, as a notebook does
+    try:
+        pair_interactive_twins(doctree, app.env.toc_fignumbers.get(docname))
+    except ValueError as error:
+        raise ExtensionError(f"{docname}: {error}") from error
+
+
 def _copy_plotly(app, exception) -> None:
     """Put plotly.js under ``_static/`` of an HTML build (once; it is the same file every time)."""
     if exception is not None or app.builder.format != "html":
@@ -183,5 +272,6 @@ def setup(app):
     # After the theme has made the page's header buttons (its handlers run at 501).
     app.connect("html-page-context", _add_launch_buttons, priority=510)
     app.connect("html-page-context", _load_plotly_where_needed)
+    app.connect("doctree-resolved", _pair_on_the_web)
     app.connect("build-finished", _copy_plotly)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

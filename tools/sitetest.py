@@ -13,7 +13,17 @@ and reports, page by page:
 - **math**: TeX left in the text (``\\(``, ``\\[``, ``$$``, ``$x^2$``, a
   ``\\command``) outside code, or a formula MathJax could not typeset;
 - **figure**: an interactive figure (``<div class="vitbias-plotly">``, or any
-  Plotly container) that plotly.js did not draw (no ``.main-svg`` inside);
+  Plotly container) that plotly.js did not draw (no ``.main-svg`` inside), or
+  drew more than once (more than one ``.plot-container`` inside);
+- **duplicate**: a figure shown twice on screen: the static twin of an
+  interactive figure (``<figure class="vitbias-print-figure">``, which
+  ``tools/booksite.py`` writes) displayed, or one image file shown by two
+  visible ``<img>``;
+- **print**: in print media, the static twin of an interactive figure hidden,
+  or the interactive figure shown (it cannot be drawn on paper);
+- **overflow**: a horizontal scrollbar inside a visible code cell, its output
+  or any other code block (content wider than the box that scrolls it), or a
+  page wider than the window; at the window's width, 1280 px;
 - **link**: a link into the site to a file that is not there, or to an
   ``#anchor`` no element of the target page has (ids as the browser sees them,
   after the page's scripts ran);
@@ -73,7 +83,7 @@ SCREENSHOT_MAX_HEIGHT = 12000
 LOAD_TIMEOUT = 60.0     # seconds for a page's load event
 SETTLE_TIMEOUT = 30.0   # seconds for MathJax, fonts, images and figures once it has loaded
 MAX_REDIRECTS = 3       # a page that sends the browser on (index.html), followed this many times
-KINDS = ("console", "image", "math", "figure", "link", "load")
+KINDS = ("console", "image", "math", "figure", "duplicate", "print", "overflow", "link", "load")
 
 
 class SiteTestError(RuntimeError):
@@ -355,10 +365,28 @@ SETTLE = """(async () => {
 NOT_PROSE = ("pre, code, kbd, samp, tt, script, style, noscript, textarea, template, svg, math, "
              "mjx-container, mjx-assistive-mml, .MathJax, .highlight")
 FIGURES = ".vitbias-plotly, .plotly-graph-div, .js-plotly-plot"
+# The two versions of a figure (tools/booksite.py): the static one for print, the interactive one for the screen.
+PRINT_FIGURE = "figure.vitbias-print-figure"
+INTERACTIVE_FIGURE = "figure.vitbias-interactive-figure"
+# Boxes that scroll code or its output sideways when it is wider than they are.
+CODE_BOXES = "pre, div.highlight, .cell_input, .cell_output, .cell_output .output, .cell_output table, " \
+             ".cell_output .pst-scrollable-table-container"
+
+# Which version of each figure that has two (tools/booksite.py) the page shows, in the current media.
+# Shown: laid out, and not inside a closed <details> (whose content keeps its boxes in Chromium).
+SHOWN = """const visible = el => el.getClientRects().length > 0 && (!el.checkVisibility ||
+    el.checkVisibility({visibilityProperty: true}));
+  const shown = () => ({
+    print: [...document.querySelectorAll(%(print_figure)s)].map(f => [f.id, visible(f)]),
+    interactive: [...document.querySelectorAll(%(interactive_figure)s)].map(f => [f.id, visible(f),
+      (f.querySelector("figcaption") || {}).innerText || "",
+      (f.querySelector(".vitbias-alt") || {}).textContent || ""]),
+  });"""
 
 # What the page looks like once settled: read in the page, judged in Python.
 INSPECT = """(() => {
   if (document.readyState !== "complete" || !document.body) return null;   // on its way to another page
+  %(shown)s
   const text = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
@@ -391,6 +419,31 @@ INSPECT = """(() => {
     })(),
     figures: [...document.querySelectorAll(%(figures)s)]
       .filter(f => !f.querySelector(".main-svg") && !f.parentElement.closest(%(figures)s)).map(describe),
+    drawn_twice: [...document.querySelectorAll(%(figures)s)]
+      .filter(f => !f.parentElement.closest(%(figures)s) && f.querySelectorAll(".plot-container").length > 1)
+      .map(f => [describe(f), f.querySelectorAll(".plot-container").length]),
+    shown: shown(),
+    repeated_images: (() => {
+      const seen = {};
+      for (const img of document.images) {
+        if (!visible(img) || !img.currentSrc) continue;
+        seen[img.currentSrc] = (seen[img.currentSrc] || []).concat([img.getAttribute("src")]);
+      }
+      return Object.values(seen).filter(srcs => srcs.length > 1).map(srcs => [srcs[0], srcs.length]);
+    })(),
+    overflow: [...document.querySelectorAll(%(code_boxes)s)].filter(box => {
+      if (!visible(box) || box.scrollWidth <= box.clientWidth + 1) return false;
+      return ["auto", "scroll"].includes(getComputedStyle(box).overflowX);
+    }).filter((box, i, boxes) => !boxes.some(other => other !== box && box.contains(other)))   // the innermost
+      .map(box => {
+        const lines = (box.innerText || "").split("\\n");
+        const longest = lines.reduce((a, b) => b.length > a.length ? b : a, "");
+        const where = box.closest(".cell_output") ? "a cell's output" : box.closest(".cell") ? "a code cell"
+          : "a code block";
+        return {where: where, scroll: box.scrollWidth, width: box.clientWidth, line: longest,
+                chars: longest.length};
+      }),
+    page_width: [document.documentElement.scrollWidth, window.innerWidth],
     links: [...document.querySelectorAll("a[href], area[href]")].map(a => ({
       href: a.getAttribute("href"), url: a.href})),
     ids: [...document.querySelectorAll("[id]")].map(el => el.id)
@@ -425,6 +478,8 @@ class PageResult:
     failures: list[Failure] = field(default_factory=list)
     links: list[dict] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
+    # Each interactive figure that took a static one's place: [id, shown, caption, alt text] on screen.
+    figures: list = field(default_factory=list)
     screenshot: Path | None = None
     seconds: float = 0.0
 
@@ -490,6 +545,54 @@ def _tex_failures(page: str, texts: list[str]) -> list[Failure]:
     return found
 
 
+def _inspect_script() -> str:
+    shown = SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
+    return INSPECT % {"not_prose": json.dumps(NOT_PROSE), "figures": json.dumps(FIGURES),
+                      "code_boxes": json.dumps(CODE_BOXES), "shown": shown}
+
+
+def _in_print(browser: Browser, session: str) -> dict:
+    """Which version of each figure with two the page shows in print media (the screen's is restored after)."""
+    shown = SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session)
+    try:
+        return browser.evaluate(session, f"(() => {{ {shown}\n  return shown(); }})()")
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"media": ""}, session)
+
+
+def _figure_failures(page: str, screen: dict, paper: dict, repeated_images: list) -> list[Failure]:
+    """A figure shown twice on screen, or the wrong version of one on paper."""
+    found = []
+    for name, shown in screen["print"]:
+        if shown:
+            found.append(Failure(page, "duplicate", f"#{name}, the static twin of an interactive figure, is shown "
+                                                    "on screen as well as the interactive figure"))
+    for name, shown, _, _ in screen["interactive"]:
+        if not shown:
+            found.append(Failure(page, "figure", f"interactive figure #{name} is hidden on screen"))
+    for src, times in repeated_images:
+        found.append(Failure(page, "duplicate", f"<img src={src!r}> is shown {times} times"))
+    for name, shown in paper["print"]:
+        if not shown:
+            found.append(Failure(page, "print", f"#{name}, the static version of an interactive figure, is hidden "
+                                                "in print"))
+    for name, shown, _, _ in paper["interactive"]:
+        if shown:
+            found.append(Failure(page, "print", f"interactive figure #{name} is shown in print, where it cannot "
+                                                "be drawn"))
+    return found
+
+
+def _overflow_failures(page: str, boxes: list[dict], page_width: list[int]) -> list[Failure]:
+    found = [Failure(page, "overflow", f"{box['where']} scrolls sideways ({box['scroll']} px in {box['width']} px): "
+                                       f"its longest line has {box['chars']} characters: {_short(box['line'], 80)!r}")
+             for box in boxes]
+    if page_width[0] > page_width[1]:
+        found.append(Failure(page, "overflow", f"the page is {page_width[0]} px wide in a {page_width[1]} px window"))
+    return found
+
+
 def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None) -> PageResult:
     """Open ``url`` in a new tab, let it settle, judge what it shows, and write its screenshot.
 
@@ -520,8 +623,9 @@ def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None)
                 notes = browser.evaluate(session, SETTLE % {"timeout": SETTLE_TIMEOUT * 1000,
                                                             "figures": json.dumps(FIGURES)},
                                          timeout=SETTLE_TIMEOUT + 10)
-                state = browser.evaluate(session, INSPECT % {"not_prose": json.dumps(NOT_PROSE),
-                                                             "figures": json.dumps(FIGURES)})
+                state = browser.evaluate(session, _inspect_script())
+                if state is not None:
+                    state["print"] = _in_print(browser, session)
                 browser.drain(0.05)
             except ProtocolError as error:
                 if not any(words in str(error) for words in GONE):
@@ -560,6 +664,11 @@ def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None)
         failures += [Failure(page, "figure", f"interactive figure {name} was not drawn (no .main-svg: "
                                              "plotly.js missing, or its script failed)")
                      for name in state["figures"]]
+        failures += [Failure(page, "figure", f"interactive figure {name} was drawn {times} times over")
+                     for name, times in state["drawn_twice"]]
+        failures += _figure_failures(page, state["shown"], state["print"], state["repeated_images"])
+        failures += _overflow_failures(page, state["overflow"], state["page_width"])
+        result.figures = state["shown"]["interactive"]
         result.links, result.ids = state["links"], set(state["ids"])
         if screenshot is not None:
             result.screenshot = _screenshot(browser, session, state["height"], screenshot)
@@ -689,7 +798,8 @@ def report(failures: list[Failure], pages: int, seconds: float, screenshots: Pat
                         lines.append(f"    {len(where)} pages: {detail}")
                         lines.append(f"      on {', '.join(where)}")
     else:
-        lines.append(f"site-test: all {pages} pages passed (console, images, math, figures, links)")
+        lines.append(f"site-test: all {pages} pages passed (console, images, math, figures, duplicates, "
+                     f"print, overflow, links)")
     lines.append(f"site-test: {seconds:.0f} s" + (f"; screenshots in {screenshots}" if screenshots else ""))
     return "\n".join(lines)
 

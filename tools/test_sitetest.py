@@ -7,25 +7,39 @@ calls :func:`tools.sitetest.check_site`, which installs it first.
 
 The pages: ``tests/site/*.html`` (a clean page and its link target, a broken
 image, math with no MathJax, a script error, broken links, an interactive
-figure whose plotly.js never came, a page that sends the browser on to
-another), and four written here: math typeset by the book's own MathJax, a
-formula MathJax cannot typeset, one with a command it does not know, and an
-interactive figure written by ``vitbias.figures.interactive`` and drawn by the
-book's own plotly.js.
+figure whose plotly.js never came, one drawn twice, the static twin of an
+interactive figure shown beside it on screen, an interactive figure left on
+the printed page, one image shown twice, a code cell wider than its column,
+a page that sends the browser on to another), four written here: math typeset
+by the book's own MathJax, a formula MathJax cannot typeset, one with a
+command it does not know, and an interactive figure written by
+``vitbias.figures.interactive`` and drawn by the book's own plotly.js; and a
+small book built here by Jupyter Book with the book's own extension and
+stylesheet, whose static figure has an interactive twin
+(``tools/booksite.py``): on screen one figure, the interactive one, with the
+static one's number, caption and alt text, in print the static one.
 """
 
 from __future__ import annotations
 
+import base64
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import matplotlib
+import nbformat
 import plotly.graph_objects as go
 import pytest
+from docutils import nodes
 
 from tools import booksite, sitetest
 from vitbias.figures import interactive
 
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "site"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "site"
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -58,6 +72,13 @@ EXPECTED = {
     "math-error.html": {"math"},
     "undefined-macro.html": {"math"},
     "drawn-figure.html": set(),
+    "twice-drawn-figure.html": {"figure"},
+    "duplicate-figure.html": {"duplicate"},
+    "print-figure.html": {"print"},
+    "repeated-image.html": {"duplicate"},
+    "wide-code.html": {"overflow"},
+    "twins/intro.html": set(),
+    "twins/twins.html": set(),
 }
 
 
@@ -66,12 +87,58 @@ def _figure_html() -> str:
     return interactive.show(figure, "three-points", fallback="Three points (interactive on the web).").html()
 
 
+def build_twins(root: Path) -> Path:
+    """A two-page book, built by Jupyter Book with the book's extension and stylesheet; its HTML folder.
+
+    ``twins``: a static figure (``fig-points``, a PNG with a caption and alt
+    text) in a cell tagged ``interactive-twin``, then the same figure drawn by
+    ``vitbias.figures.interactive``; ``intro`` refers to the figure from
+    another page.
+    """
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(3, 2))
+    axes.plot([0, 1, 2], [1, 3, 2])
+    png = base64.b64encode(interactive._png(figure)).decode("ascii")
+    plt.close(figure)
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    static = nbformat.v4.new_code_cell("points()", outputs=[
+        nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})])
+    static.metadata = {"tags": [booksite.TWIN_TAG],
+                       "mystnb": {"figure": {"caption": "Three points, rising then falling.", "name": "fig-points"},
+                                  "image": {"alt": "A line up from the first point and down to the third."}}}
+    widget = interactive.show(go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 3, 2])), "widget-points",
+                              fallback="The figure (interactive on the web).")._repr_mimebundle_()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Twins\n\nThree points ({numref}`fig-points`)."), static,
+                nbformat.v4.new_markdown_cell("The same, to explore:"),
+                nbformat.v4.new_code_cell("explore()", outputs=[nbformat.v4.new_output("display_data", data=widget)])]
+    nbformat.write(nb, root / "twins.ipynb")
+    (root / "intro.md").write_text("# Intro\n\nThe figure of the next page is {numref}`fig-points`.\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: twins\n")
+    (root / "_config.yml").write_text(
+        "title: Twins\nexecute:\n  execute_notebooks: 'off'\n"
+        f"sphinx:\n  local_extensions:\n    booksite: {ROOT / 'tools'}\n"
+        "  config:\n    suppress_warnings: ['mystnb.unknown_mime_type']\n"
+        "    html_context:\n      default_mode: auto\n")
+    shutil.copytree(ROOT / "_static", root / "_static")
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    done = subprocess.run([str(jupyter_book), "build", str(root), "--builder", "html", "-W", "-q"],
+                          capture_output=True, text=True, timeout=600,
+                          env={k: v for k, v in os.environ.items() if k not in ("BOOK_REPOSITORY_URL", "BOOK_BRANCH")})
+    html = root / "_build" / "html"
+    assert done.returncode == 0 and (html / "twins.html").is_file(), done.stdout[-2000:] + done.stderr[-3000:]
+    return html
+
+
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
     """Every fixture page checked in one browser: ``(failures by page, results, screenshot folder)``."""
     site = tmp_path_factory.mktemp("site")
     for path in FIXTURES.iterdir():
         shutil.copy(path, site / path.name)
+    shutil.copytree(build_twins(tmp_path_factory.mktemp("twins")), site / "twins")
     static = site / "_static"
     (static / "plotly").mkdir(parents=True)
     (static / "mathjax").symlink_to(booksite.mathjax_static_dir() / "mathjax", target_is_directory=True)
@@ -142,6 +209,73 @@ def test_the_figure_and_the_math_were_really_drawn(checked):
     _, results, _ = checked
     assert results["typeset-math.html"].ids, "the typeset page was not inspected"
     assert "three-points" in results["drawn-figure.html"].ids
+
+
+def test_a_figure_drawn_twice_is_named(checked):
+    (failure,) = checked[0]["twice-drawn-figure.html"]
+    assert "#twice" in failure.detail and "2 times" in failure.detail, failure.detail
+
+
+def test_a_static_twin_on_screen_and_an_interactive_figure_on_paper_are_named(checked):
+    (failure,) = checked[0]["duplicate-figure.html"]
+    assert "#fig-points-print" in failure.detail and "on screen" in failure.detail, failure.detail
+    (failure,) = checked[0]["print-figure.html"]
+    assert "#fig-points" in failure.detail and "in print" in failure.detail, failure.detail
+    (failure,) = checked[0]["repeated-image.html"]
+    assert "square.svg" in failure.detail and "2 times" in failure.detail, failure.detail
+
+
+def test_code_wider_than_its_column_is_quoted_and_a_hidden_cell_is_not(checked):
+    (failure,) = checked[0]["wide-code.html"]
+    assert "a code cell scrolls sideways" in failure.detail and "116 characters" in failure.detail, failure.detail
+    assert "'interactive.show(interactive.pretraining_sets(" in failure.detail, failure.detail
+
+
+def test_the_interactive_twin_stands_alone_with_the_static_figures_number_caption_and_alt(checked):
+    """On screen one figure, the interactive one, in the static one's place as a reference's target."""
+    _, results, _ = checked
+    twins = results["twins/twins.html"]
+    ((name, shown, caption, alt),) = twins.figures
+    assert (name, shown) == ("fig-points", True)
+    assert caption.startswith("Fig. 1 ") and "Three points, rising then falling." in caption, caption
+    assert alt == "A line up from the first point and down to the third."
+    assert {"fig-points", "fig-points-print", "widget-points"} <= twins.ids
+    intro = [link["href"] for link in results["twins/intro.html"].links]
+    assert "twins.html#fig-points" in intro, intro
+
+
+def _cell(*children, tags=()):
+    return nodes.container("", *children, classes=["cell", *(f"tag_{t}" for t in tags)])
+
+
+def _static_figure(name="fig-a"):
+    figure = nodes.figure("", nodes.image(uri="a.png", alt="a picture"), nodes.caption("", "A caption."),
+                          ids=[name])
+    return _cell(nodes.container("", figure, classes=["cell_output"]), tags=[booksite.TWIN_TAG])
+
+
+def _widget(name="widget-a"):
+    html = interactive.show(go.Figure(), name).html()
+    return _cell(nodes.container("", nodes.raw("", html, format="html", classes=["output", "text_html"]),
+                                 classes=["cell_output"]))
+
+
+def test_twins_pair_in_the_doctree_and_a_static_figure_without_its_twin_stops_the_build():
+    document = nodes.section("", _static_figure(), nodes.paragraph("", "Explore:"), _widget(), _widget("other"))
+    numbers = {"figure": {"fig-a": (3,)}}
+    assert booksite.pair_interactive_twins(document, numbers) == ["fig-a"]
+    assert numbers["figure"]["fig-a-print"] == (3,)
+    (static, interactive_figure) = list(document.findall(nodes.figure))
+    assert static["ids"] == ["fig-a-print"] and booksite.PRINT_FIGURE in static["classes"]
+    assert interactive_figure["ids"] == ["fig-a"] and booksite.INTERACTIVE_FIGURE in interactive_figure["classes"]
+    assert "widget-a" in interactive_figure.astext() and "a picture" in interactive_figure.astext()
+    assert interactive_figure.next_node(nodes.caption).astext() == "A caption."
+    lonely = nodes.section("", _static_figure(), nodes.paragraph("", "No interactive figure follows."))
+    with pytest.raises(ValueError, match="no interactive figure follows"):
+        booksite.pair_interactive_twins(lonely)
+    two = nodes.section("", _static_figure("fig-a"), _static_figure("fig-b"), _widget())
+    with pytest.raises(ValueError, match="fig-a is tagged"):
+        booksite.pair_interactive_twins(two)
 
 
 def test_a_page_that_sends_the_browser_on_is_judged_where_it_lands(checked):

@@ -17,7 +17,7 @@ help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
 	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval, browser"
 	@echo "make unit              the unit tests of code/ only, no build"
-	@echo "make lint              ruff over code/, tests/ and exercises/"
+	@echo "make lint              ruff over code/, tests/, exercises/ and tools/"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
 	@echo "make bench             speed: the trainer against a bare loop, runs side by side, locality measures"
@@ -69,7 +69,7 @@ unit: $(STAMP)
 	  --ignore=tests/test_citations.py -p no:cacheprovider -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check code tests exercises
+	$(BIN)/ruff check code tests exercises tools
 
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }

@@ -45,7 +45,10 @@ SETTLED = 0.25       # a head within this many pixels of an offset has settled o
 
 
 def target_kernel(seed: int = 0) -> torch.Tensor:
-    """The fixed random kernel ``W*``: ``(C_out, C_in, k, k)``, normal entries scaled so ``conv(X, W*)`` has unit variance."""
+    """The fixed random kernel ``W*``: ``(C_out, C_in, k, k)``.
+
+    Normal entries over ``sqrt(fan_in)``, so ``conv(X, W*)`` of standard normal images has unit variance.
+    """
     generator = torch.Generator().manual_seed(int(seed))
     c_in, c_out = CHANNELS
     fan_in = c_in * KERNEL * KERNEL
@@ -53,7 +56,7 @@ def target_kernel(seed: int = 0) -> torch.Tensor:
 
 
 def examples(n: int, kernel: torch.Tensor, seed: int, noise: float = NOISE) -> tuple[torch.Tensor, torch.Tensor]:
-    """``n`` images ``(n, C_in, GRID, GRID)`` and their targets ``(n, C_out, GRID, GRID)`` with noise of sd ``noise``."""
+    """``n`` images ``(n, C_in, GRID, GRID)`` and targets ``(n, C_out, GRID, GRID)``, noise of sd ``noise``."""
     if not (isinstance(n, (int, np.integer)) and n >= 1):
         raise ValueError(f"n must be a positive integer, got {n!r}")
     if noise < 0:

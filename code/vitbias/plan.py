@@ -13,7 +13,6 @@ configuration, hence the same cache entry, and are trained once.
 from __future__ import annotations
 
 import json
-
 from dataclasses import replace
 
 from . import literature, permute, profile, runs

@@ -495,9 +495,7 @@ def test_a_shifted_image_set_is_every_image_rolled_with_its_label():
 
 
 def test_a_relative_bias_vit_keeps_its_logits_under_a_whole_patch_shift_and_not_under_a_pixel_shift():
-    from vitbias import data
-
-    from vitbias import profile
+    from vitbias import data, profile
 
     model, images = _relative_bias_vit(), data.shapes(20, seed=1)
     patch = profile.budget("quick").vit["patch_size"]

@@ -40,18 +40,24 @@ PROSE_DIRECTIVES = {"{note}", "{tip}", "{warning}", "{important}", "{admonition}
               "{attention}", "{dropdown}", "{tab-item}", "{tab-set}", "{card}", "{grid}",
               "{grid-item}", "{grid-item-card}", "{list-table}", "{table}", "{topic}"}
 COMMENT = re.compile(r"<!--.*?-->", re.S)
+FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\}|[\w+-]*)")
+
+
+def _after_front_matter(lines: list[str]) -> int:
+    """The index of the first line after a page's YAML front matter (0 when it has none)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    i = 1
+    while i < len(lines) and lines[i].strip() != "---":
+        i += 1
+    return i + 1
 
 
 def prose_lines(text: str):
     """Yield ``(line_number, prose)`` for the prose lines of a MyST page."""
     text = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines = text.split("\n")
-    i = 0
-    if lines and lines[0].strip() == "---":  # front matter
-        i = 1
-        while i < len(lines) and lines[i].strip() != "---":
-            i += 1
-        i += 1
+    i = _after_front_matter(lines)
     fence = None
     open_directives = []  # markers of the prose directives we are inside
     in_math = False
@@ -64,7 +70,7 @@ def prose_lines(text: str):
             if stripped == fence or (stripped.startswith(fence) and stripped.strip(fence[0]) == ""):
                 fence = None
             continue
-        match = re.match(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\}|[\w+-]*)", stripped)
+        match = FENCE.match(stripped)
         if match:
             marker, kind = match.groups()
             if not kind and open_directives and open_directives[-1] == marker:
@@ -100,7 +106,6 @@ CODE_LINE_LIMIT = 88
 HIDDEN_INPUT = {"hide-input", "hide-cell", "remove-input", "remove_input", "remove-cell", "remove_cell"}
 # Directives whose body is code; any other directive's body is read for the code blocks inside it.
 CODE_DIRECTIVES = {"{code-cell}", "{code-block}", "{code}", "{sourcecode}"}
-FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\}|[\w+-]*)")
 
 
 def _closes(stripped: str, marker: str) -> bool:
@@ -127,12 +132,7 @@ def code_blocks(text: str):
     ``shown`` is False for a code cell tagged with one of :data:`HIDDEN_INPUT`.
     """
     lines = text.split("\n")
-    i = 0
-    if lines and lines[0].strip() == "---":  # front matter
-        i = 1
-        while i < len(lines) and lines[i].strip() != "---":
-            i += 1
-        i += 1
+    i = _after_front_matter(lines)
     open_directives = []  # the markers of the directives we are inside
     while i < len(lines):
         stripped = lines[i].strip()

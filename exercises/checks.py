@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from exercises.grade import Case, Check, Mistake, as_array
+from exercises.spec import Case, Check, Mistake, as_array
 from vitbias import attention_conv, cost, geometry, locality, masks, patches, symmetry, toy
 from vitbias.vit import VIT_B_16, VIT_L_16, ViTConfig
 

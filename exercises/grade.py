@@ -31,12 +31,14 @@ import textwrap
 import traceback
 import zlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from exercises import EXERCISES
+from exercises.checks import CHECKS
+from exercises.spec import Case, Check, as_array
 
 
 class GradeError(ValueError):
@@ -44,49 +46,8 @@ class GradeError(ValueError):
 
 
 # ---------------------------------------------------------------------------
-# What a check is made of
+# What a run finds
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Case:
-    """One call of an exercise: its arguments, and how the report shows them.
-
-    ``shown`` maps each input's name to a short text (shapes and parameters,
-    not the numbers), in the order the report lists them.
-    """
-
-    label: str
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    shown: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A known wrong version of an exercise and the hint a reader who made it needs."""
-
-    function: Callable
-    hint: str
-
-
-@dataclass(frozen=True)
-class Check:
-    """How one exercise is graded.
-
-    ``cases(rng)`` yields the cases (random ones drawn from ``rng``, then the
-    fixed edge cases); ``compare(found, expected)`` returns ``None`` when the
-    reader's value matches the reference's, else a sentence saying what
-    differs; ``explain(found, expected)`` may return a hint of its own
-    (before the known mistakes are tried); ``hint`` is the fallback.
-    """
-
-    reference: Callable
-    cases: Callable[[np.random.Generator], Iterable[Case]]
-    compare: Callable[[object, object], str | None]
-    hint: str
-    mistakes: tuple[Mistake, ...] = ()
-    explain: Callable[[object, object], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,8 +107,6 @@ def check(functions: Mapping[str, Callable], names: Iterable[str] | None = None,
     draws the random cases (default: fresh entropy). Raises
     :class:`GradeError` for an unknown name or when nothing is left to check.
     """
-    from exercises.checks import CHECKS  # here, not at the top: checks.py imports this module's classes
-
     names = _chosen(functions, names)
     seed = secrets.randbits(32) if seed is None else _seed(seed)
     results = []
@@ -294,13 +253,6 @@ def _block(title: str, text: str) -> str:
     if len(body) == 1 and len(head) + len(body[0]) < 110:
         return f"{head} {body[0]}"
     return head + "\n" + textwrap.indent("\n".join(body), "    ")
-
-
-def as_array(value) -> np.ndarray:
-    """A NumPy array from a NumPy array, a torch tensor or a number (a list, a tuple)."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
 
 
 def describe(value) -> str:

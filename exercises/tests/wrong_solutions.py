@@ -343,7 +343,6 @@ def parameter_counts_with_a_head_even_without_classes(config):
     return _adjusted(config, "head", config.embed_dim if config.num_classes == 0 else 0)
 
 
-# name -> (exercise, a phrase the hint must contain, or None)
 # ---------------------------------------------------------------------------
 # toy_crossing_rows, allowed_pairs
 # ---------------------------------------------------------------------------
@@ -377,6 +376,7 @@ def allowed_pairs_with_a_diamond_window(H_p, W_p, radius, n_prefix=1):
     return int((manhattan <= radius).sum()) + n_prefix * (2 * tokens - n_prefix)
 
 
+# function -> (exercise, a phrase the hint must contain, or None)
 WRONG = {
     equivariance_error_with_the_wrong_shift_sign: ("equivariance_error", "+delta / s, not -delta / s"),
     equivariance_error_not_relative_to_the_output: ("equivariance_error", "divide"),

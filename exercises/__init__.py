@@ -17,7 +17,7 @@ drawn afresh at every run, plus fixed edge cases, and prints the seed so that
 a failure can be replayed with ``--seed``.
 """
 
-# The exercises in the book's order: the source's six, the lesson's three, then two derivations.
+# The exercises in the book's order: the source's six, the lesson's three, two derivations and a prediction.
 EXERCISES = (
     "equivariance_error",
     "which_shifts_commute",
@@ -30,4 +30,5 @@ EXERCISES = (
     "parameter_counts",
     "toy_crossing_rows",
     "allowed_pairs",
+    "ladder_winners",
 )

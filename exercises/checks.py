@@ -8,11 +8,14 @@ function (``vitbias``) on the same inputs.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import torch
 
 from exercises.spec import Case, Check, Mistake, as_array
-from vitbias import attention_conv, cost, geometry, locality, masks, patches, symmetry, toy
+from vitbias import attention_conv, cost, geometry, locality, masks, patches, plan, profile, scaling, symmetry, toy
 from vitbias.vit import VIT_B_16, VIT_L_16, ViTConfig
 
 # Float64 results are compared within RTOL of the larger of 1 and the expected output's largest
@@ -886,6 +889,97 @@ PAIRS = Check(
 )
 
 
+# ---------------------------------------------------------------------------
+# ladder_winners: a prediction
+# ---------------------------------------------------------------------------
+
+# The crossover chapter's measurement, as the committed reference of the quick profile glues it: the
+# CNN's mean accuracy at the largest size in each world of the ladder, and the ViT's on the plain
+# images. Present in the book's repository, absent from the installed wheel (then the case is left out).
+MEASURED = Path(__file__).resolve().parents[1] / "tests" / "reference" / "quick" / "crossover.json"
+_RUNGS = ["plain", "patches shuffled", *(f"+ pixels in {b} x {b} blocks" for b in (2, 4, 8, 16))]
+
+
+def measured_ladder() -> tuple[dict, float] | None:
+    """``(cnn, vit_plain)`` at the largest size, read from the chapter's reference values, or None."""
+    if not MEASURED.is_file():
+        return None
+    values = {name: entry["value"] for name, entry in json.loads(MEASURED.read_text())["values"].items()}
+    ladder = plan.ladder(profile.budget("quick"))
+    try:
+        cnn = {world: values[f"cross_world_{rung}_cnn_last"] for rung, world in enumerate(ladder)}
+        return cnn, values["cross_vit_acc_last"]
+    except KeyError:  # a reference written before the ladder had these names
+        return None
+
+
+def _ladder_case(label, cnn, vit_plain):
+    shown = {"cnn": ", ".join(f"{world}: {value:.3f}" for world, value in cnn.items()),
+             "vit_plain": f"{vit_plain:.3f}"}
+    return Case(label, (cnn, vit_plain), {}, shown)
+
+
+def ladder_cases(rng):
+    for i in range(6):
+        # the CNN falls rung by rung, as it does in the chapter; the ViT's one number is anywhere
+        rungs = int(rng.integers(2, len(_RUNGS) + 1))
+        start = float(rng.uniform(0.6, 1.0))
+        falls = np.cumsum(np.r_[0.0, rng.uniform(0.02, 0.2, rungs - 1)])
+        cnn = {world: round(max(start - fall, 0.1), 4) for world, fall in zip(_RUNGS, falls)}
+        yield _ladder_case(f"random case {i + 1}", cnn, round(float(rng.uniform(0.1, 1.0)), 4))
+    measured = measured_ladder()
+    if measured is not None:
+        yield _ladder_case("edge case: the book's own measurement (the crossover chapter, quick profile)", *measured)
+    three = _RUNGS[:3]
+    yield _ladder_case("edge case: a tie is no win", dict(zip(three, (0.9, 0.7, 0.55))), 0.7)
+    yield _ladder_case("edge case: the ViT ahead even on the plain images", dict(zip(three, (0.6, 0.5, 0.4))), 0.65)
+    yield _ladder_case("edge case: the CNN ahead in every world", dict(zip(three, (0.95, 0.9, 0.85))), 0.3)
+    yield _ladder_case("edge case: a CNN that recovers on a higher rung (measured, not assumed to fall)",
+                       dict(zip(_RUNGS[:4], (0.95, 0.6, 0.8, 0.5))), 0.7)
+
+
+def same_worlds(found, expected) -> str | None:
+    """The same worlds, each once, in any order."""
+    if isinstance(found, str) or not isinstance(found, (list, tuple, set, frozenset)):
+        return f"expected a list of world names, found a {type(found).__name__}"
+    found = list(found)
+    if len(set(found)) != len(found):
+        return "a world is named more than once"
+    if set(found) != set(expected):
+        missing, extra = [w for w in expected if w not in found], [w for w in found if w not in expected]
+        return "; ".join(part for part in (f"missing {missing}" if missing else "",
+                                           f"not won: {extra}" if extra else "") if part)
+    return None
+
+
+def _tail_from_first_win(cnn, vit_plain):
+    worlds = list(cnn)
+    first = next((i for i, w in enumerate(worlds) if vit_plain > cnn[w]), len(worlds))
+    return worlds[first:]
+
+
+LADDER = Check(
+    reference=scaling.ladder_winners,
+    cases=ladder_cases,
+    compare=same_worlds,
+    hint="Every world of the ladder is absorbed (vitbias.permute.absorb), so the ViT scores vit_plain in each: "
+         "compare that one number with each world's CNN.",
+    mistakes=(
+        Mistake(lambda cnn, vit_plain: [],
+                "The ViT needs no training in the scrambled worlds: by the theorem (vitbias.permute.absorb) its "
+                "accuracy in every world of the ladder is its accuracy on the plain images."),
+        Mistake(lambda cnn, vit_plain: [w for w, a in cnn.items() if vit_plain >= a],
+                "A tie is no win: the ViT must be above the CNN."),
+        Mistake(lambda cnn, vit_plain: [w for w, a in cnn.items() if vit_plain > a and w != "plain"],
+                "The plain images are a world of the ladder too: the ViT wins there when it is above the CNN."),
+        Mistake(_tail_from_first_win,
+                "Each world's CNN is measured, not assumed to fall rung by rung: compare every world on its own."),
+        Mistake(lambda cnn, vit_plain: [w for w in cnn if w != "plain"],
+                "Scrambling costs the CNN accuracy, but the ViT wins a world only where the CNN falls below it."),
+    ),
+)
+
+
 CHECKS = {
     "equivariance_error": EQUIVARIANCE,
     "which_shifts_commute": COMMUTE,
@@ -898,5 +992,6 @@ CHECKS = {
     "parameter_counts": PARAMETERS,
     "toy_crossing_rows": TOY,
     "allowed_pairs": PAIRS,
+    "ladder_winners": LADDER,
 }
 

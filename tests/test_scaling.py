@@ -178,3 +178,14 @@ def test_the_bootstrap_is_fixed_by_its_seed():
 def test_bad_bootstrap_inputs_are_refused(first, second, draws, match):
     with pytest.raises(ValueError, match=match):
         scaling.overtaking_spread(SIZES, first, second, draws=draws)
+
+
+def test_ladder_winners_are_the_worlds_whose_cnn_falls_below_the_vits_one_accuracy():
+    cnn = {"plain": 0.95, "patches shuffled": 0.6, "+ pixels in 2 x 2 blocks": 0.8, "+ pixels in 4 x 4 blocks": 0.5}
+    assert scaling.ladder_winners(cnn, 0.7) == ["patches shuffled", "+ pixels in 4 x 4 blocks"]
+    assert scaling.ladder_winners(cnn, 0.6) == ["+ pixels in 4 x 4 blocks"]      # a tie is no win
+    assert scaling.ladder_winners(cnn, 0.99) == list(cnn)
+    with pytest.raises(ValueError, match="map the ladder"):
+        scaling.ladder_winners([0.9, 0.5], 0.7)
+    with pytest.raises(ValueError, match="finite"):
+        scaling.ladder_winners({"plain": float("nan")}, 0.7)

@@ -15,6 +15,8 @@ fitted laws meet; :func:`measured_crossing` finds where two measured curves
 change order, interpolating linearly in ``log N`` between the bracketing sizes,
 and :func:`overtaking` where one passes the other for good, with
 :func:`overtaking_spread` saying how far that moves over seeds (a bootstrap).
+:func:`ladder_winners` reads the crossover chapter's ladder of worlds at one
+size, with the ViT's side supplied by the theorem instead of by training.
 """
 
 from __future__ import annotations
@@ -163,6 +165,25 @@ def overtaking_spread(sizes, first, second, draws: int = 2000, seed: int = 0) ->
     low, high = np.percentile(crossed, [2.5, 97.5]) if len(crossed) else (math.nan, math.nan)
     shares = {where: sum(w == where for w, _ in found) / draws for where in WHERE}
     return Overtaking(*overtaking(sizes, first.mean(axis=1), second.mean(axis=1)), shares, float(low), float(high))
+
+
+def ladder_winners(cnn, vit_plain) -> list[str]:
+    """The worlds of the ladder in which the ViT beats the CNN, from the CNN's accuracies alone.
+
+    ``cnn`` maps each world of the crossover chapter's ladder, in its order,
+    to the CNN's test accuracy there (one size, a mean over seeds);
+    ``vit_plain`` is the ViT's accuracy at that size on the plain images. Every
+    world of the ladder is absorbed (:func:`vitbias.permute.absorb`): the ViT
+    trained in it is the ViT trained on the plain images, permuted, so its
+    accuracy in every world is ``vit_plain``. Returns the worlds, in ladder
+    order, where that is above the CNN's accuracy (a tie is no win).
+    """
+    if not isinstance(cnn, dict) or not cnn:
+        raise ValueError(f"cnn must map the ladder's worlds to the CNN's accuracies, got {cnn!r}")
+    values = np.array([*cnn.values(), vit_plain], dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the accuracies must be finite")
+    return [world for world, accuracy in cnn.items() if vit_plain > accuracy]
 
 
 def _samples(first, second):

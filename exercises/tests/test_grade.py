@@ -7,11 +7,13 @@ and where the grader singles the mistake out, its hint must say so.
 import importlib
 import inspect
 import io
+import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import exercises.solutions as solutions
@@ -19,7 +21,7 @@ from exercises import EXERCISES
 from exercises.checks import CHECKS
 from exercises.grade import check, grade, main
 from exercises.tests import wrong_solutions as wrong
-from vitbias import attention_conv, cost, locality, masks, patches, symmetry, toy
+from vitbias import attention_conv, cost, locality, masks, patches, scaling, symmetry, toy
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2, 3)
@@ -55,7 +57,7 @@ def test_the_books_own_functions_pass():
              "grid_local_mask": masks.grid_local_mask, "embed_linear": patches.embed_linear,
              "block_macs": cost.block_macs, "parameter_counts": cost.parameter_counts,
              "toy_crossing_rows": lambda n, sigma, beta: toy.crossover_rows(toy.Toy(n=n, k=1, beta=beta, sigma=sigma)),
-             "allowed_pairs": masks.allowed_pairs}
+             "allowed_pairs": masks.allowed_pairs, "ladder_winners": scaling.ladder_winners}
     report = check(books, seed=5)
     assert report.passed and len(report.results) == len(EXERCISES), str(report)
 
@@ -68,6 +70,18 @@ def test_the_books_own_functions_pass():
 @pytest.mark.parametrize("function", list(wrong.WRONG), ids=lambda function: function.__name__)
 def test_each_wrong_solution_is_rejected(function):
     assert_rejected(function)
+
+
+def test_the_ladder_is_graded_on_the_books_measurement_and_agrees_with_the_chapter():
+    """The grader's case of the book's measurement gives the chapter's count of worlds the ViT has passed."""
+    from exercises.checks import MEASURED, measured_ladder
+
+    reference = json.loads(MEASURED.read_text())["values"]
+    cnn, vit_plain = measured_ladder()
+    assert len(cnn) == reference["cross_n_rungs"]["value"] + 1
+    assert len(scaling.ladder_winners(cnn, vit_plain)) == reference["cross_n_crossed"]["value"]
+    labels = [case.label for case in CHECKS["ladder_winners"].cases(np.random.default_rng(0))]
+    assert any("the book's own measurement" in label for label in labels)
 
 
 def test_every_wrong_solution_is_listed():

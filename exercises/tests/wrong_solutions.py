@@ -376,6 +376,32 @@ def allowed_pairs_with_a_diamond_window(H_p, W_p, radius, n_prefix=1):
     return int((manhattan <= radius).sum()) + n_prefix * (2 * tokens - n_prefix)
 
 
+# ---------------------------------------------------------------------------
+# ladder_winners
+# ---------------------------------------------------------------------------
+
+def ladder_winners_without_the_theorem(cnn, vit_plain):
+    return []  # "the ViT was trained on the plain images only, so nothing can be said"
+
+
+def ladder_winners_counting_ties(cnn, vit_plain):
+    return [world for world, accuracy in cnn.items() if vit_plain >= accuracy]
+
+
+def ladder_winners_leaving_out_the_plain_images(cnn, vit_plain):
+    return [world for world, accuracy in cnn.items() if vit_plain > accuracy and world != "plain"]
+
+
+def ladder_winners_from_the_first_win_up(cnn, vit_plain):
+    worlds = list(cnn)
+    first = next((i for i, world in enumerate(worlds) if vit_plain > cnn[world]), len(worlds))
+    return worlds[first:]
+
+
+def ladder_winners_every_scrambled_world(cnn, vit_plain):
+    return [world for world in cnn if world != "plain"]
+
+
 # function -> (exercise, a phrase the hint must contain, or None)
 WRONG = {
     equivariance_error_with_the_wrong_shift_sign: ("equivariance_error", "+delta / s, not -delta / s"),
@@ -428,4 +454,9 @@ WRONG = {
     allowed_pairs_without_the_prefix: ("allowed_pairs", "prefix tokens' pairs"),
     allowed_pairs_counting_the_prefix_block_twice: ("allowed_pairs", "count it once"),
     allowed_pairs_with_a_diamond_window: ("allowed_pairs", "square"),
+    ladder_winners_without_the_theorem: ("ladder_winners", "needs no training"),
+    ladder_winners_counting_ties: ("ladder_winners", "A tie is no win"),
+    ladder_winners_leaving_out_the_plain_images: ("ladder_winners", "plain images are a world"),
+    ladder_winners_from_the_first_win_up: ("ladder_winners", "measured, not assumed"),
+    ladder_winners_every_scrambled_world: ("ladder_winners", "falls below it"),
 }

@@ -45,9 +45,9 @@ $(STAMP): requirements.txt pyproject.toml
 # environment or profile changed are forgotten, so that exactly they re-execute.
 book: $(STAMP) wheel
 	@mkdir -p _build
-	@$(BIN)/python -m tests.booktools invalidate
+	@$(BIN)/python -m tools.booktools invalidate
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
-	@$(BIN)/python -m tests.booktools record
+	@$(BIN)/python -m tools.booktools record
 	@echo "The book ($(VITBIAS_PROFILE) profile) is at $(abspath _build/html/index.html)"
 
 # The tests, and nbval's re-execution of the reference notebooks, run on another
@@ -74,10 +74,10 @@ lint: $(STAMP)
 
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }
-	$(BIN)/python -m tests.booktools check $(CH)
+	$(BIN)/python -m tools.booktools check $(CH)
 
 reference: book
-	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
+	$(BIN)/python -m tools.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
 
 # The vitbias wheel, published by the site under _static/: the launched
 # notebooks install it when no repository URL is set (tools/notebooks.py).

@@ -2,10 +2,10 @@
 
 Used by the Makefile and the tests:
 
-    python -m tests.booktools invalidate        # before a build: forget stale chapters
-    python -m tests.booktools record            # after a build: remember what it was made from
-    python -m tests.booktools check CHAPTER     # execute one chapter, compare with the reference
-    python -m tests.booktools reference [--profile quick] [CHAPTER ...]
+    python -m tools.booktools invalidate        # before a build: forget stale chapters
+    python -m tools.booktools record            # after a build: remember what it was made from
+    python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
+    python -m tools.booktools reference [--profile quick] [CHAPTER ...]
 """
 
 from __future__ import annotations
@@ -18,18 +18,14 @@ import os
 import sys
 from pathlib import Path
 
+from vitbias.book import TOLERANCE_SUFFIX
+from vitbias.profile import current_profile
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 BUILD = ROOT / "_build"
 EXECUTED = BUILD / "jupyter_execute" / "book"
 REFERENCE = ROOT / "tests" / "reference"
-TOLERANCE_SUFFIX = ".tol"
-
-
-def profile() -> str:
-    return os.environ.get("VITBIAS_PROFILE", "quick").strip() or "quick"
-
-
 PACKAGE = ROOT / "code" / "vitbias"
 
 
@@ -148,7 +144,7 @@ def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
                 digest.update(str(path.relative_to(EXERCISES)).encode())
                 digest.update(path.read_bytes())
     digest.update((ROOT / "requirements.txt").read_bytes())
-    return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
+    return f"{digest.hexdigest()[:16]}-{profile_name or current_profile()}"
 
 
 CHAPTER_KEYS = BUILD / ".chapter-keys.json"
@@ -314,7 +310,7 @@ def drift(name: str, expected: dict, found) -> str | None:
 
 
 def reference_paths(chapter: Path, profile_name: str | None = None):
-    folder = REFERENCE / (profile_name or profile())
+    folder = REFERENCE / (profile_name or current_profile())
     return folder / f"{chapter.stem}.json", folder / "notebooks" / f"{chapter.stem}.ipynb"
 
 
@@ -369,7 +365,7 @@ def write_reference(profile_name: str, only: list[str] | None = None) -> None:
 
 def check_chapter(stem: str) -> list[str]:
     """Execute one chapter afresh; the drift of its glued values against the reference."""
-    from tests.prose_lint import lint
+    from tools.prose_lint import lint
 
     chapter = BOOK / f"{stem}.md"
     if not chapter.exists():
@@ -387,10 +383,10 @@ def check_chapter(stem: str) -> list[str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("reference", help="rewrite the committed reference")
-    ref.add_argument("--profile", default=profile())
+    ref.add_argument("--profile", default=current_profile())
     ref.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     sub.add_parser("invalidate", help="forget the executions of chapters whose dependencies changed")
     sub.add_parser("record", help="record what the build was made from")

@@ -102,7 +102,7 @@ site-test: $(STAMP)
 	$(BIN)/python -m tools.sitetest _build/html
 
 bench: $(STAMP)
-	$(BIN)/python -m vitbias.bench
+	$(BIN)/python -m tools.bench
 
 serve: book
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000

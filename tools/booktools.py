@@ -29,56 +29,65 @@ REFERENCE = ROOT / "tests" / "reference"
 PACKAGE = ROOT / "code" / "vitbias"
 
 
-def module_file(name: str) -> Path | None:
-    """The source file of the vitbias module ``name`` (dotted, relative to the package)."""
+def module_file(name: str, root: Path = PACKAGE) -> Path | None:
+    """The source file of the module ``name`` (dotted, relative to the package at ``root``)."""
     if not name:
-        return PACKAGE / "__init__.py"
-    base = PACKAGE.joinpath(*name.split("."))
+        return root / "__init__.py"
+    base = root.joinpath(*name.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return path
     return None
 
 
-def _with_parent_packages(name: str) -> set[str]:
+def _with_parent_packages(name: str, root: Path = PACKAGE) -> set[str]:
     """``a.b.c`` with ``a`` and ``a.b`` when they are packages: importing it runs their ``__init__``."""
     parts = name.split(".")
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)
-            if module_file(".".join(parts[:i])) is not None}
+            if module_file(".".join(parts[:i]), root) is not None}
 
 
-def imported_modules(source: str, current: str | None = None) -> set[str]:
-    """The vitbias modules a piece of source imports, as dotted names (``figures.toy``).
+def _imported_base(node: ast.ImportFrom, current: str | None, root: Path) -> str | None:
+    """The dotted name, inside the package, that ``from BASE import ...`` reads; ``None`` when outside."""
+    if node.level == 0:
+        module = node.module or ""
+        if module != root.name and not module.startswith(root.name + "."):
+            return None
+        return module.split(".", 1)[1] if "." in module else ""
+    if current is None:
+        return None
+    parts = current.split(".") if current else []
+    if module_file(current, root) is None or module_file(current, root).name != "__init__.py":
+        parts = parts[:-1]  # a module's relative imports start from its package
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
 
-    ``current``: the dotted name of the module the source belongs to, which
-    resolves its relative imports (``None`` for a chapter's cells).
+
+def imported_modules(source: str, current: str | None = None, root: Path = PACKAGE) -> set[str]:
+    """The modules of the package at ``root`` (vitbias) a piece of source imports, as dotted
+    names (``figures.toy``), wherever the import stands (inside a function too).
+
+    ``current``: the dotted name of the module the source belongs to (``""``
+    for the package's ``__init__``), which resolves its relative imports
+    (``None`` for a chapter's cells).
     """
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("vitbias."):
-                    found |= _with_parent_packages(alias.name.split(".", 1)[1])
+                if alias.name.startswith(root.name + "."):
+                    found |= _with_parent_packages(alias.name.split(".", 1)[1], root)
             continue
         if not isinstance(node, ast.ImportFrom):
             continue
-        if node.level == 0:
-            module = node.module or ""
-            if module != "vitbias" and not module.startswith("vitbias."):
-                continue
-            base = module.split(".", 1)[1] if "." in module else ""
-        else:
-            if current is None:
-                continue
-            is_package = module_file(current) is not None and module_file(current).name == "__init__.py"
-            package = current.split(".") if is_package else current.split(".")[:-1]
-            package = package[: len(package) - (node.level - 1)]
-            base = ".".join(package + ([node.module] if node.module else []))
+        base = _imported_base(node, current, root)
+        if base is None:
+            continue
         for alias in node.names:
             candidate = f"{base}.{alias.name}" if base else alias.name
-            target = candidate if module_file(candidate) else base  # a module, or a name in one
+            target = candidate if module_file(candidate, root) else base  # a module, or a name in one
             if target:
-                found |= _with_parent_packages(target)
+                found |= _with_parent_packages(target, root)
     return found
 
 

@@ -16,11 +16,13 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
 	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval, browser"
-	@echo "make unit              the unit tests of code/ only, no build"
-	@echo "make lint              ruff over code/, tests/, exercises/ and tools/"
+	@echo "make unit              the tests that need no build (vitbias, the tools, the exercises' grader)"
+	@echo "make lint              ruff over code/, tests/, exercises/ and tools/, and vitbias's imports against"
+	@echo "                       the layers of its map (code/vitbias/__init__.py, tools/layers.py)"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
-	@echo "make bench             speed: the trainer against a bare loop, runs side by side, locality measures"
+	@echo "make bench             speed: the trainer against a bare loop, runs side by side, each chapter's"
+	@echo "                       execution and training time, locality measures (tools/bench.py)"
 	@echo "make serve             serve _build/html on http://127.0.0.1:8000"
 	@echo "make notebooks         write notebooks/<chapter>.ipynb, each installing vitbias itself (Colab, Binder)"
 	@echo "make wheel             build the vitbias wheel the site publishes under _static/"
@@ -40,14 +42,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-# The executed-notebook cache keys on cell sources only. Before a build, the
-# chapters whose vitbias modules (as they import them, transitively), pinned
-# environment or profile changed are forgotten, so that exactly they re-execute.
+# The executed-notebook cache keys on cell sources only. Before a build,
+# tools/booktools.py removes from it the chapters whose vitbias modules (as they
+# import them, transitively), exercises, pinned environment or profile changed,
+# so that exactly they re-execute; after it, it records what each was made from.
 book: $(STAMP) wheel
 	@mkdir -p _build
-	@$(BIN)/python -m tests.booktools invalidate
+	@$(BIN)/python -m tools.booktools invalidate
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
-	@$(BIN)/python -m tests.booktools record
+	@$(BIN)/python -m tools.booktools record
 	@echo "The book ($(VITBIAS_PROFILE) profile) is at $(abspath _build/html/index.html)"
 
 # The tests, and nbval's re-execution of the reference notebooks, run on another
@@ -69,15 +72,18 @@ unit: $(STAMP)
 	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --ignore=tests/test_book.py --ignore=tests/test_site_offline.py \
 	  --ignore=tests/test_citations.py -p no:cacheprovider -q
 
+# ruff, then the layers: a vitbias module imports only from its own layer and those
+# below it, as the map in code/vitbias/__init__.py declares them (tools/layers.py).
 lint: $(STAMP)
 	$(BIN)/ruff check code tests exercises tools
+	$(BIN)/python -m tools.layers
 
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }
-	$(BIN)/python -m tests.booktools check $(CH)
+	$(BIN)/python -m tools.booktools check $(CH)
 
 reference: book
-	$(BIN)/python -m tests.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
+	$(BIN)/python -m tools.booktools reference --profile $(VITBIAS_PROFILE) $(CHAPTERS)
 
 # The vitbias wheel, published by the site under _static/: the launched
 # notebooks install it when no repository URL is set (tools/notebooks.py).
@@ -102,7 +108,7 @@ site-test: $(STAMP)
 	$(BIN)/python -m tools.sitetest _build/html
 
 bench: $(STAMP)
-	$(BIN)/python -m vitbias.bench
+	$(BIN)/python -m tools.bench
 
 serve: book
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000

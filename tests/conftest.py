@@ -16,12 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "code"))
 
-from tests.booktools import REFERENCE, drift_of_outputs, is_glue_output, profile  # noqa: E402
+from tools.booktools import REFERENCE, drift_of_outputs, is_glue_output  # noqa: E402
+from vitbias.profile import current_profile  # noqa: E402
 
 collect_ignore_glob = [
     str(folder / "notebooks" / "*.ipynb")
     for folder in REFERENCE.iterdir()
-    if folder.is_dir() and folder.name != profile()
+    if folder.is_dir() and folder.name != current_profile()
 ] if REFERENCE.exists() else []
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests import booktools
-from tests.prose_lint import lint
+from tools import booktools
+from tools.prose_lint import lint
+from vitbias.profile import current_profile
 
 CHAPTERS = booktools.chapters()
 NOTEBOOKS = booktools.notebook_chapters()
@@ -154,7 +155,7 @@ def _stream(text):
 def manifest(tmp_path, monkeypatch):
     """A reference manifest for a chapter ``page``: one exact value, one rounding bound."""
     monkeypatch.setattr(booktools, "REFERENCE", tmp_path)
-    folder = tmp_path / booktools.profile()
+    folder = tmp_path / current_profile()
     folder.mkdir()
     (folder / "page.json").write_text(json.dumps({"values": {
         "page_sigma": {"value": 0.5, "rel": 1e-9, "abs": 0.0},

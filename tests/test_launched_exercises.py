@@ -143,7 +143,7 @@ def test_make_notebooks_writes_the_lab_and_its_first_cell_installs_what_it_impor
 
 
 def test_the_exercise_page_is_executed_again_when_an_exercise_or_the_grader_changes(tmp_path, monkeypatch):
-    from tests import booktools
+    from tools import booktools
 
     assert booktools.imports_exercises(PAGE) and not booktools.imports_exercises(LAB)
     copy = tmp_path / "exercises"

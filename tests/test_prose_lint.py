@@ -1,6 +1,6 @@
 """The prose lint itself: it must catch what it is for, and only that."""
 
-from tests.prose_lint import CODE_LINE_LIMIT, lint, long_code_lines, typed_numbers
+from tools.prose_lint import CODE_LINE_LIMIT, lint, long_code_lines, typed_numbers
 
 PAGE = """---
 kernelspec:

@@ -39,7 +39,7 @@ def test_the_key_follows_the_source_but_not_the_key_order(monkeypatch):
 
 
 def test_the_key_lists_every_vitbias_module_a_trained_model_imports():
-    from tests.booktools import package_dependencies
+    from tools.booktools import package_dependencies
 
     assert set(package_dependencies(runs.KEY_MODULES)) == set(runs.KEY_MODULES)
 

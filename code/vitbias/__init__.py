@@ -1,43 +1,77 @@
 """vitbias: the code behind the book on the inductive bias of Vision Transformers.
 
-One module per idea the book teaches:
+One module per idea, in five layers listed from the bottom up. A module
+imports only from its own layer and the layers below it (``make lint``
+checks it against this map, ``tools/layers.py``), so the mathematics never
+depends on training, nor training on the book.
 
-- ``vit``: a ViT written to be read (checked against timm's);
-  ``patches``: patchify, the jigsaw and what a token can keep;
-  ``cost``: parameter and multiply-add counts; ``positions``: resizing the
-  position table, 2-D RoPE; ``handvit``: a ViT small enough to check by hand.
-- ``toy``: the bias trade-off toy (a shared 3-tap convolution against a full
-  linear map), its error formulas and its Monte Carlo experiment.
-- ``symmetry``: shifts, strided and patch convolutions, equivariance errors.
-- ``crossover``: the compute a ViT needs to match a ResNet (Table 6).
+1. Geometry and data
+
+- ``geometry``: what every chapter shares: shifts, patchify and its inverse,
+  tokens on a grid, grid coordinates and offsets, circular convolution (by
+  hand, by the library, as a matrix) and parameter counts;
+- ``data``: the generated world of shapes (textures, cue conflicts, where
+  objects may stand) and CIFAR-10;
+- ``literature``: published numbers, each with its paper and table.
+
+2. Models and their training
+
+- ``vit``: the book's one ViT, written to be read, with timm's parameter
+  names and its attention maps, masks and biases on request;
+- ``masks``: the convolution's neighbourhood as an attention mask;
 - ``attention_conv``: multi-head attention as a sum over heads, and the
-  convolution it can compute.
+  convolution it can compute (the priors start from it);
+- ``priors``: the ViT with routes to the convolution's assumption put back
+  (hard and soft locality, relative positions, a convolutional stem, a
+  distillation token);
+- ``models``: the small CNN and the TinyViT, built from plain configurations;
 - ``permute``: fixed rearrangements of the pixel positions (a shuffle of the
-  patch grid, the same pixel order inside every patch, the worlds built from
-  them and their controls), which break a convolution's locality and which a
-  ViT absorbs exactly (``absorb``); ``twins``: the theorem, run as two
-  trainings.
-- ``locality``: what a trained ViT learns in place of locality: the mean
-  attention distance of each head, attention rollout, and the receptive
-  fields of stacked convolutions and of attention.
-- ``geometry``: what they share: shifts, patchify and its inverse, tokens
-  on a grid, grid coordinates and offsets, circular convolution (by hand,
-  by the library, as a matrix) and parameter counts.
+  patch grid, one pixel order inside every patch, the worlds built from them
+  and their controls), which break a convolution's locality and which a
+  ViT absorbs exactly (``absorb``);
+- ``profile``: the build profile (``quick``: generated data on any CPU;
+  ``gpu``: the same world at scale on one GPU; ``full``: CIFAR-10 and
+  pretrained weights), its budgets and the device;
+- ``train``: the trainer (AdamW, a fixed step budget) and evaluation.
 
-and the plumbing:
+3. The ideas the book teaches
 
-- ``data`` (generated shapes, CIFAR-10), ``models`` (the small CNN, the
-  TinyViT), ``train`` (the trainer), ``runs`` (the run cache), ``plan``
-  (which runs each chapter trains), ``fingerprint`` (short trainings that
-  any change of code moves), ``probe`` (linear probes on frozen features);
-- ``profile``: the build profile (``quick``, ``gpu`` or ``full``), its budgets and the device;
+- ``patches``: patches as tokens, the jigsaw and what a token can keep;
+- ``cost``: parameter and multiply-add counts of a ViT;
+- ``positions``: resizing the position table, 2-D rotary positions;
+- ``handvit``: a whole ViT small enough to check by hand;
+- ``toy``: the bias trade-off toy (a shared 3-tap convolution against a full
+  linear map), its error formulas and its Monte Carlo experiment;
+- ``symmetry``: shifts, strided and patch convolutions, equivariance errors,
+  and how much a trained model's answers move under shifts;
+- ``crossover``: the compute a ViT needs to match a ResNet (Table 6);
 - ``scaling``: power laws of learning curves, their crossings, and the
   tests that decide the book's verdicts (Welch's t, equivalence);
+- ``twins``: the permutation theorem, run as two trainings;
+- ``locality``: what a trained ViT learns in place of locality: the mean
+  attention distance of each head, attention rollout, and the receptive
+  fields of stacked convolutions and of attention;
+- ``conv_fit``: whether one attention layer learns, by gradient descent, the
+  convolution it can express;
+- ``robustness``: shape bias on cue conflict, occlusion, small adversarial
+  steps.
+
+4. Experiments and runs
+
+- ``runs``: the run cache (train once, reuse everywhere), runs side by side;
+- ``plan``: which runs each chapter trains;
+- ``lab``: the lab's challenge, a ViT for small data, trained and scored;
+- ``probe``: linear probes on frozen features;
+- ``fingerprint``: short trainings of every kind of run, which any change of
+  code moves.
+
+5. Book helpers and figures
+
 - ``book``: gluing numbers into the prose with a declared tolerance, the
   policy for trained numbers (bands, verdicts), and the record of how a
   build was made;
-- ``literature``: published numbers with their paper and table;
-- ``figures``: the figures, one module per chapter and one shared style.
+- ``figures``: the figures, one module per chapter, the interactive ones
+  and one shared style.
 """
 
 import warnings

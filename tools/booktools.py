@@ -2,10 +2,10 @@
 
 Used by the Makefile and the tests:
 
-    python -m tests.booktools invalidate        # before a build: forget stale chapters
-    python -m tests.booktools record            # after a build: remember what it was made from
-    python -m tests.booktools check CHAPTER     # execute one chapter, compare with the reference
-    python -m tests.booktools reference [--profile quick] [CHAPTER ...]
+    python -m tools.booktools invalidate        # before a build: forget stale chapters
+    python -m tools.booktools record            # after a build: remember what it was made from
+    python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
+    python -m tools.booktools reference [--profile quick] [CHAPTER ...]
 """
 
 from __future__ import annotations
@@ -18,71 +18,76 @@ import os
 import sys
 from pathlib import Path
 
+from vitbias.book import TOLERANCE_SUFFIX
+from vitbias.profile import current_profile
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 BUILD = ROOT / "_build"
 EXECUTED = BUILD / "jupyter_execute" / "book"
 REFERENCE = ROOT / "tests" / "reference"
-TOLERANCE_SUFFIX = ".tol"
-
-
-def profile() -> str:
-    return os.environ.get("VITBIAS_PROFILE", "quick").strip() or "quick"
-
-
 PACKAGE = ROOT / "code" / "vitbias"
 
 
-def module_file(name: str) -> Path | None:
-    """The source file of the vitbias module ``name`` (dotted, relative to the package)."""
+def module_file(name: str, root: Path = PACKAGE) -> Path | None:
+    """The source file of the module ``name`` (dotted, relative to the package at ``root``)."""
     if not name:
-        return PACKAGE / "__init__.py"
-    base = PACKAGE.joinpath(*name.split("."))
+        return root / "__init__.py"
+    base = root.joinpath(*name.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return path
     return None
 
 
-def _with_parent_packages(name: str) -> set[str]:
+def _with_parent_packages(name: str, root: Path = PACKAGE) -> set[str]:
     """``a.b.c`` with ``a`` and ``a.b`` when they are packages: importing it runs their ``__init__``."""
     parts = name.split(".")
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)
-            if module_file(".".join(parts[:i])) is not None}
+            if module_file(".".join(parts[:i]), root) is not None}
 
 
-def imported_modules(source: str, current: str | None = None) -> set[str]:
-    """The vitbias modules a piece of source imports, as dotted names (``figures.toy``).
+def _imported_base(node: ast.ImportFrom, current: str | None, root: Path) -> str | None:
+    """The dotted name, inside the package, that ``from BASE import ...`` reads; ``None`` when outside."""
+    if node.level == 0:
+        module = node.module or ""
+        if module != root.name and not module.startswith(root.name + "."):
+            return None
+        return module.split(".", 1)[1] if "." in module else ""
+    if current is None:
+        return None
+    parts = current.split(".") if current else []
+    if module_file(current, root) is None or module_file(current, root).name != "__init__.py":
+        parts = parts[:-1]  # a module's relative imports start from its package
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
 
-    ``current``: the dotted name of the module the source belongs to, which
-    resolves its relative imports (``None`` for a chapter's cells).
+
+def imported_modules(source: str, current: str | None = None, root: Path = PACKAGE) -> set[str]:
+    """The modules of the package at ``root`` (vitbias) a piece of source imports, as dotted
+    names (``figures.toy``), wherever the import stands (inside a function too).
+
+    ``current``: the dotted name of the module the source belongs to (``""``
+    for the package's ``__init__``), which resolves its relative imports
+    (``None`` for a chapter's cells).
     """
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("vitbias."):
-                    found |= _with_parent_packages(alias.name.split(".", 1)[1])
+                if alias.name.startswith(root.name + "."):
+                    found |= _with_parent_packages(alias.name.split(".", 1)[1], root)
             continue
         if not isinstance(node, ast.ImportFrom):
             continue
-        if node.level == 0:
-            module = node.module or ""
-            if module != "vitbias" and not module.startswith("vitbias."):
-                continue
-            base = module.split(".", 1)[1] if "." in module else ""
-        else:
-            if current is None:
-                continue
-            is_package = module_file(current) is not None and module_file(current).name == "__init__.py"
-            package = current.split(".") if is_package else current.split(".")[:-1]
-            package = package[: len(package) - (node.level - 1)]
-            base = ".".join(package + ([node.module] if node.module else []))
+        base = _imported_base(node, current, root)
+        if base is None:
+            continue
         for alias in node.names:
             candidate = f"{base}.{alias.name}" if base else alias.name
-            target = candidate if module_file(candidate) else base  # a module, or a name in one
+            target = candidate if module_file(candidate, root) else base  # a module, or a name in one
             if target:
-                found |= _with_parent_packages(target)
+                found |= _with_parent_packages(target, root)
     return found
 
 
@@ -148,7 +153,7 @@ def chapter_key(chapter: Path, profile_name: str | None = None) -> str:
                 digest.update(str(path.relative_to(EXERCISES)).encode())
                 digest.update(path.read_bytes())
     digest.update((ROOT / "requirements.txt").read_bytes())
-    return f"{digest.hexdigest()[:16]}-{profile_name or profile()}"
+    return f"{digest.hexdigest()[:16]}-{profile_name or current_profile()}"
 
 
 CHAPTER_KEYS = BUILD / ".chapter-keys.json"
@@ -314,7 +319,7 @@ def drift(name: str, expected: dict, found) -> str | None:
 
 
 def reference_paths(chapter: Path, profile_name: str | None = None):
-    folder = REFERENCE / (profile_name or profile())
+    folder = REFERENCE / (profile_name or current_profile())
     return folder / f"{chapter.stem}.json", folder / "notebooks" / f"{chapter.stem}.ipynb"
 
 
@@ -369,7 +374,7 @@ def write_reference(profile_name: str, only: list[str] | None = None) -> None:
 
 def check_chapter(stem: str) -> list[str]:
     """Execute one chapter afresh; the drift of its glued values against the reference."""
-    from tests.prose_lint import lint
+    from tools.prose_lint import lint
 
     chapter = BOOK / f"{stem}.md"
     if not chapter.exists():
@@ -387,10 +392,10 @@ def check_chapter(stem: str) -> list[str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("reference", help="rewrite the committed reference")
-    ref.add_argument("--profile", default=profile())
+    ref.add_argument("--profile", default=current_profile())
     ref.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     sub.add_parser("invalidate", help="forget the executions of chapters whose dependencies changed")
     sub.add_parser("record", help="record what the build was made from")

@@ -1,4 +1,4 @@
-"""How fast the experiments train: ``make bench`` (``python -m vitbias.bench``).
+"""How fast the experiments train: ``make bench`` (``python -m tools.bench``).
 
 For each model of the current budget it prints the images per second of
 
@@ -18,10 +18,8 @@ heads and queries (:func:`locality_speed`).
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
-import sqlite3
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -30,9 +28,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import data as _data
-from . import locality, profile, runs
-from .train import TrainConfig, train
+from tools.booktools import BUILD
+from vitbias import data as _data
+from vitbias import locality, plan, profile, runs
+from vitbias.train import TrainConfig, train
 
 
 def _model(spec: dict):
@@ -77,14 +76,15 @@ def side_by_side(spec: dict, images, batch_size: int, steps: int, workers: int) 
         return sum(pool.map(_one_thread_speed, [(spec, images, batch_size, steps)] * workers))
 
 
-def chapter_seconds(chapter: str = "crossover", build: Path = Path("_build")) -> float | None:
+def chapter_seconds(chapter: str = "crossover", build: Path = BUILD) -> float | None:
     """The last recorded execution time of ``chapter`` in the build's execution cache, if any."""
-    database = build / ".jupyter_cache" / "global.db"
-    if not database.is_file():
+    folder = build / ".jupyter_cache"
+    if not folder.is_dir():
         return None
-    with sqlite3.connect(database) as connection:
-        rows = connection.execute("SELECT uri, data FROM nbcache ORDER BY pk").fetchall()
-    times = [json.loads(record or "{}").get("execution_seconds") for uri, record in rows if Path(uri).stem == chapter]
+    from jupyter_cache import get_cache
+
+    records = sorted(get_cache(str(folder)).list_cache_records(), key=lambda record: record.pk)
+    times = [(record.data or {}).get("execution_seconds") for record in records if Path(record.uri).stem == chapter]
     return times[-1] if times else None
 
 
@@ -187,8 +187,6 @@ def main(argv=None) -> None:
             print(f"{name}: {cores} single-threaded runs side by side {together:,.0f} images/s in all "
                   f"({together / ours:.2f} x one run on {torch.get_num_threads()} threads)")
     print("chapter: last execution (wall) | training of its runs (single-thread seconds, summed over runs)")
-    from . import plan
-
     for chapter in plan.CHAPTERS:
         seconds = chapter_seconds(chapter)
         trained, count, missing = plan.training_seconds(plan.chapter_runs(chapter, budget).values())

@@ -188,6 +188,12 @@ def _is_widget(node) -> bool:
             and _WIDGET_DIV.search(node.astext()) is not None)
 
 
+def _has_output(cell) -> bool:
+    from docutils import nodes
+
+    return any("cell_output" in c.get("classes", []) for c in cell.findall(nodes.container))
+
+
 def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]:
     """Give each tagged static figure's number, caption and alt text to the interactive figure after it.
 
@@ -197,7 +203,8 @@ def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]
     becomes a figure of class :data:`INTERACTIVE_FIGURE` with the static
     figure's id, its caption and, for screen readers, its alt text.
     ``fignumbers`` (the page's ``{"figure": {id: number}}``) gains the print
-    id, so that the printed figure keeps its number. Returns the ids paired;
+    id, so that the printed figure keeps its number. A tagged cell without
+    outputs (not executed) is left alone. Returns the ids paired;
     raises ``ValueError`` for a tagged cell without exactly one figure, or
     without an interactive figure of its own after it.
     """
@@ -207,8 +214,8 @@ def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]
         isinstance(n, nodes.container) and f"tag_{TWIN_TAG}" in n.get("classes", []))))
     paired = []
     for i, cell in enumerate(order):
-        if _is_widget(cell):
-            continue
+        if _is_widget(cell) or not _has_output(cell):
+            continue   # a cell not executed (a build without execution) has nothing to pair
         figures = list(cell.findall(nodes.figure))
         if len(figures) != 1 or not figures[0]["ids"]:
             raise ValueError(f"a cell tagged {TWIN_TAG} must show one figure with a name; this one shows "

@@ -278,6 +278,15 @@ def test_twins_pair_in_the_doctree_and_a_static_figure_without_its_twin_stops_th
         booksite.pair_interactive_twins(two)
 
 
+def test_a_tagged_cell_that_was_not_executed_is_left_alone_and_one_without_a_figure_stops_the_build():
+    unexecuted = nodes.section("", _cell(nodes.literal_block("", "figure()"), tags=[booksite.TWIN_TAG]))
+    assert booksite.pair_interactive_twins(unexecuted) == []
+    empty_output = _cell(nodes.container("", nodes.paragraph("", "text"), classes=["cell_output"]),
+                         tags=[booksite.TWIN_TAG])
+    with pytest.raises(ValueError, match="must show one figure"):
+        booksite.pair_interactive_twins(nodes.section("", empty_output, _widget()))
+
+
 def test_a_page_that_sends_the_browser_on_is_judged_where_it_lands(checked):
     _, results, _ = checked
     assert "later" in results["redirect.html"].ids, "redirect.html was judged before index.html had loaded"

@@ -45,10 +45,12 @@ $(STAMP): requirements.txt pyproject.toml
 # The executed-notebook cache keys on cell sources only. Before a build,
 # tools/booktools.py removes from it the chapters whose vitbias modules (as they
 # import them, transitively), exercises, pinned environment or profile changed,
-# so that exactly they re-execute; after it, it records what each was made from.
+# so that exactly they re-execute; then it trains the runs those chapters will read,
+# all in one pool of workers; after the build, it records what each was made from.
 book: $(STAMP) wheel
 	@mkdir -p _build
 	@$(BIN)/python -m tools.booktools invalidate
+	@$(BIN)/python -m tools.booktools train
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
 	@$(BIN)/python -m tools.booktools record
 	@echo "The book ($(VITBIAS_PROFILE) profile) is at $(abspath _build/html/index.html)"
@@ -60,11 +62,13 @@ book: $(STAMP) wheel
 OTHER_KERNELS = $(if $(filter default,$(ATEN_CPU_CAPABILITY)),env -u ATEN_CPU_CAPABILITY,env ATEN_CPU_CAPABILITY=default)
 
 # The tests run in TEST_WORKERS processes (pytest-xdist, one per core, at most four), each taking
-# whole files, so that a reference notebook's cells run in order in one kernel.
+# whole files, so that a reference notebook's cells run in order in one kernel. Each worker, and
+# each notebook kernel it starts, computes on one thread: with a pool of threads per process the
+# processes outnumber the cores and wait on each other.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 test: book
-	$(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
+	OMP_NUM_THREADS=1 $(OTHER_KERNELS) $(BIN)/python -m pytest tests exercises --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg \
 	  --nbval-cell-timeout 3600 -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 	@$(MAKE) --no-print-directory site-test
 

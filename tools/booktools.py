@@ -3,6 +3,7 @@
 Used by the Makefile and the tests:
 
     python -m tools.booktools invalidate        # before a build: forget stale chapters
+    python -m tools.booktools train             # then: train the runs the chapters to execute will read
     python -m tools.booktools record            # after a build: remember what it was made from
     python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
     python -m tools.booktools reference [--profile quick] [CHAPTER ...]
@@ -193,6 +194,45 @@ def invalidate(profile_name: str | None = None) -> list[str]:
     for stem in stale:
         os.utime(BOOK / f"{stem}.md")
     return stale
+
+
+def cached_chapters() -> set[str]:
+    """The chapters the execution cache holds a record of (after :func:`invalidate`: the fresh ones)."""
+    cache_folder = BUILD / ".jupyter_cache"
+    if not cache_folder.exists():
+        return set()
+    from jupyter_cache import get_cache
+
+    return {Path(r.uri).stem for r in get_cache(str(cache_folder)).list_cache_records()
+            if Path(r.uri).parent == BOOK}
+
+
+def train_runs(chapters=None) -> tuple[int, float]:
+    """Train, before the build, the missing runs of ``chapters`` (default: those the build will execute).
+
+    Every chapter would train its own missing runs anyway; trained here, all of
+    them share one pool (:func:`vitbias.runs.run_many`, longest first), so the
+    cores are not left idle at the end of each chapter's list. Teachers come
+    first, so that no two workers train the same teacher. Returns ``(runs
+    trained, wall seconds)``.
+    """
+    import time
+
+    from vitbias import plan, profile, runs
+
+    budget = profile.budget()
+    if chapters is None:
+        cached = cached_chapters()
+        chapters = [c for c in plan.CHAPTERS if c not in cached]
+    configs = [c for chapter in chapters for c in plan.chapter_runs(chapter, budget).values()]
+    teachers = [c["train"]["teacher"] for c in configs if c["train"].get("teacher") is not None]
+    folder = runs.runs_folder()
+    missing = {runs.run_key(c) for c in teachers + configs
+               if not (folder / runs.run_key(c) / "metrics.json").is_file()}
+    start = time.perf_counter()
+    for batch in (teachers, configs):
+        runs.run_many(batch, folder)
+    return len(missing), time.perf_counter() - start
 
 
 def record_keys(profile_name: str | None = None) -> None:
@@ -399,6 +439,7 @@ def main(argv=None) -> int:
     ref.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     sub.add_parser("invalidate", help="forget the executions of chapters whose dependencies changed")
     sub.add_parser("record", help="record what the build was made from")
+    sub.add_parser("train", help="train the missing runs of the chapters the build will execute")
     check = sub.add_parser("check", help="execute one chapter and compare it with the reference")
     check.add_argument("chapter")
     args = parser.parse_args(argv)
@@ -406,6 +447,10 @@ def main(argv=None) -> int:
         stale = invalidate()
         if stale:
             print("re-executing (code, environment or profile changed):", " ".join(stale))
+    elif args.command == "train":
+        trained, seconds = train_runs()
+        if trained:
+            print(f"trained {trained} runs in {seconds:,.0f} s")
     elif args.command == "record":
         record_keys()
     elif args.command == "check":

@@ -5,18 +5,26 @@ nbval compares a cell's outputs as text. A glued value is instead compared
 with the committed manifest, within the tolerance its cell declared, exactly
 as ``test_book.py`` compares the build's: text comparison would turn float
 rounding on another CPU into a failure that the tolerance was written to
-allow. Every other output (printed tables, integers, strings, shapes) is
-still compared by nbval as text. Since ``make test`` runs nbval on other
-PyTorch kernels than the build, the glued values are checked on two numeric
-paths.
+allow. So the kernels nbval starts get ``VITBIAS_GLUE_LOG``: there
+:func:`vitbias.book.glue` writes each value to that file instead of
+displaying it (the reference notebooks store no glued values either), nbval
+compares every other output (printed tables, integers, strings, shapes) as
+text, and after each cell the hook below checks the values the cell glued
+against the manifest. Since ``make test`` runs nbval on other PyTorch kernels
+than the build, the glued values are checked on two numeric paths.
 """
 
+import os
 import sys
+import tempfile
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "code"))
 
-from tools.booktools import REFERENCE, drift_of_outputs, is_glue_output  # noqa: E402
+from tools.booktools import REFERENCE, drift_of_values, read_glue_log  # noqa: E402
+from vitbias.book import GLUE_LOG_VARIABLE  # noqa: E402
 from vitbias.profile import current_profile  # noqa: E402
 
 collect_ignore_glob = [
@@ -25,24 +33,50 @@ collect_ignore_glob = [
     if folder.is_dir() and folder.name != current_profile()
 ] if REFERENCE.exists() else []
 
+# One log per test process: a process runs one notebook at a time, its cells in order.
+GLUE_LOG = Path(tempfile.mkdtemp(prefix="vitbias-glue-")) / "glued.jsonl"
 
-def _compare_glue_with_the_manifest():
+
+def is_notebook_cell(item) -> bool:
+    """Whether ``item`` is a cell of a notebook nbval re-executes."""
     from nbval.plugin import IPyNbCell
 
-    compare = IPyNbCell.compare_outputs
-    if getattr(compare, "compares_glue_with_the_manifest", False):
+    return isinstance(item, IPyNbCell)
+
+
+def glue_drift(notebook: Path, log: Path | None = None) -> list[str]:
+    """Drift messages for the values the last cell of ``notebook`` glued; empties the log."""
+    log = GLUE_LOG if log is None else log
+    glued = read_glue_log(log)
+    log.unlink(missing_ok=True)
+    return drift_of_values(notebook.stem, glued)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """A notebook's kernel starts in the set-up of its first cell: it inherits the glue log."""
+    if not is_notebook_cell(item):
+        yield
         return
-
-    def compare_outputs(self, test, ref, skip_compare=None):
-        same = compare(self, [o for o in test if not is_glue_output(o)],
-                       [o for o in ref if not is_glue_output(o)], skip_compare)
-        drifted = drift_of_outputs(Path(str(self.parent.path)).stem, test)
-        if drifted:
-            self.comparison_traceback = getattr(self, "comparison_traceback", []) + drifted
-        return same and not drifted
-
-    compare_outputs.compares_glue_with_the_manifest = True
-    IPyNbCell.compare_outputs = compare_outputs
+    before = os.environ.get(GLUE_LOG_VARIABLE)
+    os.environ[GLUE_LOG_VARIABLE] = str(GLUE_LOG)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(GLUE_LOG_VARIABLE, None)
+        else:
+            os.environ[GLUE_LOG_VARIABLE] = before
 
 
-_compare_glue_with_the_manifest()
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A cell whose glued values drifted outside their tolerances fails, naming them."""
+    outcome = yield
+    if call.when != "call" or not is_notebook_cell(item):
+        return
+    drifted = glue_drift(Path(str(item.parent.path)))
+    report = outcome.get_result()
+    if drifted and report.passed:
+        report.outcome = "failed"
+        report.longrepr = "glued values outside their tolerances:\n" + "\n".join(drifted)

@@ -119,7 +119,7 @@ def test_a_fixed_string_must_match_exactly_and_a_verdict_is_shown_but_not_compar
 
 
 def _cell_comparer(notebook: Path):
-    """An object that borrows nbval's output comparison (as patched by conftest.py)."""
+    """An object that borrows nbval's own output comparison, as nbval ships it."""
     from types import SimpleNamespace
 
     from nbval.plugin import IPyNbCell, nocolors
@@ -163,22 +163,70 @@ def manifest(tmp_path, monkeypatch):
     return folder / "notebooks" / "page.ipynb"
 
 
-def test_nbval_compares_glued_values_with_the_manifest_and_the_rest_as_text(manifest):
+@pytest.fixture
+def glue_log(tmp_path, monkeypatch):
+    """The glue log of a re-executed notebook: ``vitbias.book.glue`` writes there and displays nothing."""
+    import myst_nb
+
+    from vitbias.book import GLUE_LOG_VARIABLE
+
+    def displayed(*args, **kwargs):
+        raise AssertionError("a glued value was displayed while a glue log was set")
+
+    log = tmp_path / "glued.jsonl"
+    monkeypatch.setenv(GLUE_LOG_VARIABLE, str(log))
+    monkeypatch.setattr(myst_nb, "glue", displayed)
+    return log
+
+
+def test_under_a_glue_log_glue_writes_each_value_and_its_tolerance_and_displays_nothing(glue_log):
+    from vitbias.book import glue, glue_rounding, glue_verdict
+
+    glue("page_sigma", 0.5)
+    glue_rounding("page_float32_gap", 2.384185e-07, 1e-5, why="float32 rounding")
+    glue_verdict("page_winner", "the CNN")
+    names = [name for name, _ in booktools.read_glue_log(glue_log)]
+    assert names == ["page_sigma", "page_sigma.tol", "page_float32_gap", "page_float32_gap.tol",
+                     "page_winner", "page_winner.tol"]
+    assert booktools.read_glue_log(glue_log)[2] == ("page_float32_gap", 2.384185e-07)
+
+
+def test_nbval_compares_printed_outputs_as_text_and_glued_values_with_the_manifest(manifest, glue_log):
+    from tests import conftest
+    from vitbias.book import glue_rounding
+
+    glue_rounding("page_float32_gap", 2.384185e-07, 1e-5, why="float32 rounding")  # rounded elsewhere
+    assert conftest.glue_drift(manifest, glue_log) == []
+    assert not glue_log.exists()                       # each cell's values are checked once
     cell = _cell_comparer(manifest)
-    ref = [_glue_output("page_float32_gap", "3.576278e-07"), _stream("shape (1, 196, 768)\n")]
-    rounded_elsewhere = [_glue_output("page_float32_gap", "2.384185e-07"), _stream("shape (1, 196, 768)\n")]
-    assert cell.compare_outputs(rounded_elsewhere, ref)
-    changed_print = [_glue_output("page_float32_gap", "3.576278e-07"), _stream("shape (1, 197, 768)\n")]
-    assert not cell.compare_outputs(changed_print, ref)
+    printed = [_stream("shape (1, 196, 768)\n")]
+    assert cell.compare_outputs([_stream("shape (1, 196, 768)\n")], printed)
+    assert not cell.compare_outputs([_stream("shape (1, 197, 768)\n")], printed)
     assert cell.mismatch == "stdout"
 
 
-def test_nbval_fails_a_glued_value_outside_its_tolerance_naming_it(manifest):
-    cell = _cell_comparer(manifest)
-    ref = [_glue_output("page_sigma", "0.5")]
-    assert cell.compare_outputs([_glue_output("page_sigma", "0.5")], ref)
-    assert not cell.compare_outputs([_glue_output("page_sigma", "0.45")], ref)
-    assert any("page_sigma: expected 0.5, found 0.45" in line for line in cell.comparison_traceback)
+def test_a_notebook_cell_whose_glued_value_left_its_tolerance_fails_naming_it(manifest, glue_log, monkeypatch):
+    from types import SimpleNamespace
+
+    from tests import conftest
+    from vitbias.book import glue
+
+    monkeypatch.setattr(conftest, "GLUE_LOG", glue_log)
+    monkeypatch.setattr(conftest, "is_notebook_cell", lambda item: True)
+    item = SimpleNamespace(parent=SimpleNamespace(path=manifest))
+
+    def report_of_a_cell_that(glued):
+        glue("page_sigma", glued)
+        report = SimpleNamespace(passed=True, outcome="passed", longrepr=None)
+        hook = conftest.pytest_runtest_makereport(item, SimpleNamespace(when="call"))
+        next(hook)
+        with pytest.raises(StopIteration):
+            hook.send(SimpleNamespace(get_result=lambda: report))
+        return report
+
+    assert report_of_a_cell_that(0.5).outcome == "passed"
+    failed = report_of_a_cell_that(0.45)
+    assert failed.outcome == "failed" and "page_sigma: expected 0.5, found 0.45" in failed.longrepr
 
 
 def test_the_reference_stores_neither_glued_values_nor_images():

@@ -283,16 +283,14 @@ def glued_value(output: dict):
     return meta["name"], ast.literal_eval(text)
 
 
-def drift_of_outputs(chapter_stem: str, outputs) -> list[str]:
-    """Drift messages for the glued values among ``outputs``, against the chapter's manifest."""
+def drift_of_values(chapter_stem: str, glued) -> list[str]:
+    """Drift messages for ``glued``, ``(name, value)`` pairs of a chapter, against its manifest."""
     values_path, _ = reference_paths(Path(chapter_stem + ".md"))
     reference = json.loads(values_path.read_text())["values"] if values_path.exists() else {}
     problems = []
-    for output in outputs:
-        glued = glued_value(output)
-        if glued is None or glued[0].endswith(TOLERANCE_SUFFIX):
+    for name, value in glued:
+        if name.endswith(TOLERANCE_SUFFIX):
             continue
-        name, value = glued
         if name not in reference:
             problems.append(f"{name}: glued but not in the reference (run `make reference`)")
         else:
@@ -300,6 +298,19 @@ def drift_of_outputs(chapter_stem: str, outputs) -> list[str]:
             if message:
                 problems.append(message)
     return problems
+
+
+def drift_of_outputs(chapter_stem: str, outputs) -> list[str]:
+    """Drift messages for the glued values among a notebook's ``outputs``, against the chapter's manifest."""
+    return drift_of_values(chapter_stem, [g for g in map(glued_value, outputs) if g is not None])
+
+
+def read_glue_log(path: Path) -> list[tuple[str, object]]:
+    """The ``(name, value)`` pairs :func:`vitbias.book.glue` wrote to a glue log (``VITBIAS_GLUE_LOG``)."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [(entry["name"], ast.literal_eval(entry["value"])) for entry in map(json.loads, filter(None, lines))]
 
 
 def strip_for_reference(nb):

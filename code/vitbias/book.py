@@ -30,13 +30,32 @@ both format specifications and notebook comparisons.
 
 from __future__ import annotations
 
+import json
 import numbers
+import os
 import platform
 
 import numpy as np
 
 EXACT = 1e-9
 TOLERANCE_SUFFIX = ".tol"
+# While the tests re-execute a reference notebook, its glued values go to the file this
+# variable names, so that nbval compares printed outputs as text and the tests compare
+# the glued values with the manifest, within their tolerances (tests/conftest.py).
+GLUE_LOG_VARIABLE = "VITBIAS_GLUE_LOG"
+
+
+def _store(name: str, value) -> None:
+    """Store a glued value: in the notebook (``myst_nb.glue``, nothing displayed), or, when
+    ``VITBIAS_GLUE_LOG`` names a file, as one line ``{"name": ..., "value": repr(value)}`` there."""
+    log = os.environ.get(GLUE_LOG_VARIABLE)
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"name": name, "value": repr(value)}) + "\n")
+        return
+    from myst_nb import glue as _myst_glue
+
+    _myst_glue(name, value, display=False)
 
 
 def plain(value):
@@ -74,8 +93,6 @@ def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0, why: str = "
     second copy of the value, which nbval would compare as text, digit by
     digit, whatever the tolerance.
     """
-    from myst_nb import glue as _myst_glue
-
     if not name or any(ch.isspace() for ch in name) or name.endswith(TOLERANCE_SUFFIX):
         raise ValueError(f"invalid glue name {name!r}")
     if rel < 0 or abs < 0:
@@ -84,12 +101,12 @@ def glue(name: str, value, *, rel: float = EXACT, abs: float = 0.0, why: str = "
         raise ValueError(f"{name}: a tolerance other than the exact-math default "
                          f"(rel={EXACT:g}) needs a reason (why=...)")
     value = plain(value)
-    _myst_glue(name, value, display=False)
+    _store(name, value)
     if not isinstance(value, str):
         tolerance = {"rel": float(rel), "abs": float(abs)}
         if why.strip():
             tolerance["why"] = " ".join(why.split())
-        _myst_glue(name + TOLERANCE_SUFFIX, tolerance, display=False)
+        _store(name + TOLERANCE_SUFFIX, tolerance)
 
 
 def glue_rounding(name: str, value, bound: float, *, why: str):
@@ -115,15 +132,13 @@ def glue_timing(name: str, value, *, why: str):
     Whatever the prose claims about timings (an ordering, say) must be
     asserted in the chapter instead.
     """
-    from myst_nb import glue as _myst_glue
-
     if not why.strip():
         raise ValueError(f"{name}: an unchecked timing needs a reason (why=...)")
     value = plain(value)
     if isinstance(value, str):
         raise ValueError(f"{name}: a timing is a number, got {value!r}")
-    _myst_glue(name, value, display=False)
-    _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": " ".join(why.split())}, display=False)
+    _store(name, value)
+    _store(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": " ".join(why.split())})
 
 
 VERDICT_WHY = ("a sentence chosen in the build from trained results; the numbers it is chosen from are "
@@ -139,14 +154,12 @@ def glue_verdict(name: str, text: str):
     does not depend on training (a dataset's name, a profile's setting) goes
     through :func:`glue`, which compares strings exactly.
     """
-    from myst_nb import glue as _myst_glue
-
     if not isinstance(text, str):
         raise ValueError(f"{name}: a verdict is a sentence, got {type(text).__name__}")
     if not name or any(ch.isspace() for ch in name) or name.endswith(TOLERANCE_SUFFIX):
         raise ValueError(f"invalid glue name {name!r}")
-    _myst_glue(name, text, display=False)
-    _myst_glue(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY}, display=False)
+    _store(name, text)
+    _store(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY})
 
 
 # Two independent builds' means of n seeds differ by more than 4.7 standard

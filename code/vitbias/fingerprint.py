@@ -5,14 +5,14 @@ in another order, the difference grows step by step, and after a few hundred
 steps a run moves as a run of another seed would. So the bands on the book's
 trained accuracies are wide, and a small unintended change (a learning rate, a
 weight decay, an initialisation, a pixel of the data generator) can hide inside
-them. The first steps of a training are different: up to a few dozen steps the
-native and the generic kernels agree to about 1e-7, while any change of data,
-model, initialisation or recipe moves the loss at once.
+them. The first steps of a training are different: in float64, up to a few dozen
+steps, the native and the generic kernels agree to about 1e-7, while any
+change of data, model, initialisation or recipe moves the loss at once.
 
 :func:`fingerprint` trains a run's exact configuration (data, model, seed,
 recipe) for :data:`STEPS` steps on a small training set, without the run
-cache, on one thread, and returns the mean loss of the last steps and a few
-logits on test images. The book glues them with a bound measured across
+cache, on one thread and in float64, and returns the mean loss of the last
+steps and a few logits on test images. The book glues them with a bound measured across
 kernel sets (:data:`BOUND`): a change to what a run depends on moves them far
 beyond it.
 """
@@ -26,22 +26,22 @@ from . import plan as _plan
 from . import runs as _runs
 from .train import TrainConfig, predict, train
 
-# Steps of a fingerprint, measured on an AMD EPYC (AVX2) against PyTorch's generic kernels
-# (ATEN_CPU_CAPABILITY=default), largest absolute difference of any entry over every kind of run:
-# - models with BatchNorm (the CNN, the convolutional stem): at most 1.3e-7 up to 8 steps, but 5e-5 at
-#   10 steps for the plain CNN and 4e-4 at 20 with crop and flip: a batch statistic near a ReLU's kink
-#   sends the two kernel sets apart, so 8 steps;
-# - every other model: at most 4e-7 up to 60 steps; 40 steps;
-# - distillation: the student learns the teacher's argmax, and a CNN trained for 8 steps is nearly
-#   uniform, so a near-tie between two of its logits can fall either way on another kernel set
-#   (seen: 1.7e-5 after 40 steps with the learning rate at 1.9e-3); with 8 steps, at most 1.8e-7.
+# Steps of a fingerprint. In float32 the kernel sets part soonest in models with BatchNorm (a batch
+# statistic near a ReLU's kink): on an AMD EPYC with AVX2, at most 1.3e-7 up to 8 steps against the generic
+# kernels (ATEN_CPU_CAPABILITY=default) but 5e-5 at 10; on an AMD EPYC with AVX-512, 1.3e-5 already at
+# 8 steps for the convolutional stem. So a fingerprint trains in float64 (DTYPE): over every kind, the
+# largest difference between the native (AVX-512), AVX2 and generic kernels is then 6e-8 (the generic
+# ones; AVX-512 and AVX2 agree exactly), against 1.3e-5 in float32. 8 steps for BatchNorm models and for
+# distillation (the student learns the argmax of a teacher trained so briefly that two logits can nearly
+# tie), 40 for every other model.
 STEPS = {"batchnorm": 8, "plain": 40}
 TRAIN_SIZE = 300      # images of the short training (a run's data, fewer of them)
 TEST_IMAGES = 2       # test images whose logits are part of the fingerprint
 LOGITS = 2            # logits of each
-# Absolute bound on every entry across kernel sets: more than ten times the largest difference measured,
-# and below what a weight decay of 0.04 for 0.05 moves (7e-5 for the CNN, 1.6e-4 for the ViT).
+# Absolute bound on every entry across kernel sets: more than ten times the largest difference measured
+# (6e-8 in float64, on three kernel sets), and below what a weight decay of 0.04 for 0.05 moves.
 BOUND = 5e-6
+DTYPE = torch.float64
 
 
 def kinds(budget) -> dict[str, dict]:
@@ -91,13 +91,13 @@ def short(config: dict, steps: int | None = None, train_size: int = TRAIN_SIZE) 
 
 
 def _trained(config: dict):
-    """Train ``config`` afresh, on one thread, outside the run cache: ``(model, losses, test set)``."""
+    """Train ``config`` afresh, in :data:`DTYPE`, outside the run cache: ``(model, losses, test set)``."""
     recipe = dict(config["train"])
     teacher = recipe.pop("teacher", None)
     teacher = None if teacher is None else _trained(teacher)[0]
     train_set, test_set, move = _runs.inputs({**config["data"], "test": TEST_IMAGES})
     recipe = TrainConfig(**recipe)
-    model = _runs.seeded_model(config["model"], recipe.seed)
+    model = _runs.seeded_model(config["model"], recipe.seed).to(DTYPE)
     history = train(model, train_set, recipe, device="cpu", teacher=teacher, **move)
     return model, history.losses, test_set
 
@@ -107,7 +107,8 @@ def fingerprint(config: dict) -> dict[str, float]:
 
     ``loss``: the mean training loss of the last five steps; ``logit_i_j``:
     logit ``j`` of test image ``i``. Trained on one thread, so the result does
-    not depend on the number of cores.
+    not depend on the number of cores, and in float64 (:data:`DTYPE`), so that
+    it does not depend on the CPU's vector instructions beyond about 1e-7.
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -45,6 +45,41 @@ def test_the_page_shows_every_reference_solution_once_folded():
             f"the page's solution of {name} is not exercises/solutions/{name}.py")
 
 
+def test_plain_exercise_markdown_numbers_the_exercise_and_folds_its_hint_in_details():
+    source = ("## 3. A title\n\n````{exercise}\n:label: ex-a\n\nWrite `f`.\n\n"
+              ":::{admonition} Hint\n:class: tip dropdown\nUse $x$.\n:::\n````\n\n"
+              "````{solution-start} ex-a\n:class: dropdown\n````")
+    plain = notebooks.plain_exercise_markdown(source, iter([3]))
+    assert plain == ("## 3. A title\n\n**Exercise 3.**\n\nWrite `f`.\n\n"
+                     "<details>\n<summary><b>Hint</b></summary>\n\nUse $x$.\n\n</details>")
+
+
+def test_plain_exercise_markdown_keeps_an_open_admonition_readable_and_other_directives_as_they_are():
+    source = ("````{exercise}\n:label: ex-b\n:nonumber:\n\nWrite `g`.\n\n"
+              ":::{admonition} Note\n:class: note\nA remark.\n:::\n````\n\n"
+              ":::{admonition} Outside\n:class: tip dropdown\nLeft alone.\n:::")
+    plain = notebooks.plain_exercise_markdown(source, iter([]))
+    assert plain == ("**Exercise.**\n\nWrite `g`.\n\n**Note.**\n\nA remark.\n\n"
+                     ":::{admonition} Outside\n:class: tip dropdown\nLeft alone.\n:::")
+
+
+def test_plain_exercises_numbers_across_cells_drops_emptied_cells_and_leaves_the_rest_alone():
+    nb = nbformat.v4.new_notebook()
+    exercise = ("````{{exercise}}\n:label: ex-{0}\n\nStatement {0}.\n````\n\n"
+                "````{{solution-start}} ex-{0}\n:class: dropdown\n````")
+    other = ":::{admonition} Hint\n:class: tip dropdown\nA chapter's own admonition.\n:::\n\n\n\nText."
+    nb.cells = [nbformat.v4.new_markdown_cell(exercise.format("a")),
+                nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_markdown_cell("````{solution-end}\n````"),
+                nbformat.v4.new_markdown_cell(exercise.format("b")),
+                nbformat.v4.new_code_cell("y = 2"),
+                nbformat.v4.new_markdown_cell("````{solution-end}\n````\n\n## Next"),
+                nbformat.v4.new_markdown_cell(other)]
+    assert notebooks.plain_exercises(nb) == 2
+    assert [cell.source for cell in nb.cells] == ["**Exercise 1.**\n\nStatement a.", "x = 1",
+                                                  "**Exercise 2.**\n\nStatement b.", "y = 2", "## Next", other]
+
+
 def test_the_launched_notebook_carries_the_stubs_no_solution_and_ends_in_the_grader(tmp_path):
     path = notebooks.convert(PAGE, tmp_path)
     nb = nbformat.read(path, as_version=4)

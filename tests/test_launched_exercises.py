@@ -1,15 +1,18 @@
 """The exercise page and the lab as a reader launches them.
 
-The exercise page shows each reference solution folded; the notebook that
-``make notebooks`` writes from it carries the exercises' stubs instead, no
-line of any solution, and ends in the grader, which runs in a fresh
-environment that has only the published wheel. The lab is written too, and
-its first cell installs everything its cells import.
+The exercise page shows each exercise in sphinx-exercise's ``{exercise}``
+directive and each reference solution folded, in a gated solution
+(``{solution-start}`` with ``:class: dropdown``, ``{solution-end}``); the
+notebook that ``make notebooks`` writes from it carries the exercises' stubs
+instead, no line of any solution, no MyST directive fence, and ends in the
+grader, which runs in a fresh environment that has only the published wheel.
+The lab is written too, and its first cell installs everything its cells import.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 
 import jupytext
@@ -35,14 +38,105 @@ def solution_lines(name: str) -> list[str]:
     return [line for line in lines if len(line) > 12 and not line.startswith(("def ", '"""', "#"))]
 
 
+# A directive's opening fence in a markdown cell (``{exercise}``, ``{solution-start}``, ``:::{admonition}``).
+DIRECTIVE_FENCE = re.compile(r"^\s*(`{3,}|:{3,})\s*\{", re.M)
+
+
+def exercise_labels(page_cells) -> list[str]:
+    """The ``:label:`` of every ``{exercise}`` of the page, in order."""
+    text = "\n".join(cell.source for cell in page_cells if cell.cell_type == "markdown")
+    return re.findall(r"^`{3,}\{exercise\}\n:label: (\S+)$", text, re.M)
+
+
+def gated_solution(page_cells, k) -> str | None:
+    """The label of the exercise whose folded gated solution holds cell ``k`` alone, else None."""
+    before, after = page_cells[k - 1], page_cells[k + 1]
+    if before.cell_type != "markdown" or after.cell_type != "markdown":
+        return None
+    start = re.search(r"(?:^|\n)(`{3,})\{solution-start\} (\S+)\n:class: dropdown\n\1$", before.source.rstrip())
+    end = re.match(r"^(`{3,})\{solution-end\}\n\1$", after.source.split("\n\n", 1)[0])
+    return start.group(2) if start and end else None
+
+
 def test_the_page_shows_every_reference_solution_once_folded():
-    cells = [cell for cell in jupytext.read(PAGE).cells if notebooks.SOLUTION_TAG in tags(cell)]
-    shown = [(name, cell) for cell in cells for name in notebooks.defined_exercises(cell.source)]
+    page_cells = jupytext.read(PAGE).cells
+    labels = exercise_labels(page_cells)
+    shown = [(name, k) for k, cell in enumerate(page_cells) if notebooks.SOLUTION_TAG in tags(cell)
+             for name in notebooks.defined_exercises(cell.source)]
     assert [name for name, _ in shown] == list(EXERCISES)
-    for name, cell in shown:
-        assert "hide-input" in tags(cell), f"the solution of {name} is not folded"
-        assert cell.source == notebooks.solution_source(name), (
+    assert len(labels) == len(set(labels)) == len(EXERCISES)
+    for (name, k), label in zip(shown, labels):
+        assert gated_solution(page_cells, k) == label, (
+            f"the solution of {name} is not alone in a folded solution of exercise {label}")
+        assert page_cells[k].source == notebooks.solution_source(name), (
             f"the page's solution of {name} is not exercises/solutions/{name}.py")
+
+
+def test_every_exercise_of_the_page_keeps_its_numbered_section_and_folded_hint():
+    page_cells = jupytext.read(PAGE).cells
+    text = "\n".join(cell.source for cell in page_cells if cell.cell_type == "markdown")
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    numbered = [section for section in sections if re.match(r"\d+\. ", section)]
+    assert [int(section.split(".", 1)[0]) for section in numbered] == list(range(1, len(EXERCISES) + 1))
+    for section in numbered:
+        assert len(re.findall(r"^`{3,}\{exercise\}$", section, re.M)) == 1, f"section {section[:40]!r}"
+    bodies = re.findall(r"^(`{3,})\{exercise\}\n(.*?)^\1$", text, re.M | re.S)
+    assert len(bodies) == len(EXERCISES)
+    for _, body in bodies:
+        assert ":::{admonition} Hint\n:class: tip dropdown\n" in body, body[:200]
+
+
+def test_plain_exercise_markdown_numbers_the_exercise_and_folds_its_hint_in_details():
+    source = ("## 3. A title\n\n````{exercise}\n:label: ex-a\n\nWrite `f`.\n\n"
+              ":::{admonition} Hint\n:class: tip dropdown\nUse $x$.\n:::\n````\n\n"
+              "````{solution-start} ex-a\n:class: dropdown\n````")
+    plain = notebooks.plain_exercise_markdown(source, iter([3]))
+    assert plain == ("## 3. A title\n\n**Exercise 3.**\n\nWrite `f`.\n\n"
+                     "<details>\n<summary><b>Hint</b></summary>\n\nUse $x$.\n\n</details>")
+
+
+def test_plain_exercise_markdown_keeps_an_open_admonition_readable_and_other_directives_as_they_are():
+    source = ("````{exercise}\n:label: ex-b\n:nonumber:\n\nWrite `g`.\n\n"
+              ":::{admonition} Note\n:class: note\nA remark.\n:::\n````\n\n"
+              ":::{admonition} Outside\n:class: tip dropdown\nLeft alone.\n:::")
+    plain = notebooks.plain_exercise_markdown(source, iter([]))
+    assert plain == ("**Exercise.**\n\nWrite `g`.\n\n**Note.**\n\nA remark.\n\n"
+                     ":::{admonition} Outside\n:class: tip dropdown\nLeft alone.\n:::")
+
+
+def test_plain_exercises_numbers_across_cells_drops_emptied_cells_and_leaves_the_rest_alone():
+    nb = nbformat.v4.new_notebook()
+    exercise = ("````{{exercise}}\n:label: ex-{0}\n\nStatement {0}.\n````\n\n"
+                "````{{solution-start}} ex-{0}\n:class: dropdown\n````")
+    other = ":::{admonition} Hint\n:class: tip dropdown\nA chapter's own admonition.\n:::\n\n\n\nText."
+    nb.cells = [nbformat.v4.new_markdown_cell(exercise.format("a")),
+                nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_markdown_cell("````{solution-end}\n````"),
+                nbformat.v4.new_markdown_cell(exercise.format("b")),
+                nbformat.v4.new_code_cell("y = 2"),
+                nbformat.v4.new_markdown_cell("````{solution-end}\n````\n\n## Next"),
+                nbformat.v4.new_markdown_cell(other)]
+    assert notebooks.plain_exercises(nb) == 2
+    assert [cell.source for cell in nb.cells] == ["**Exercise 1.**\n\nStatement a.", "x = 1",
+                                                  "**Exercise 2.**\n\nStatement b.", "y = 2", "## Next", other]
+
+
+def test_the_launched_notebook_shows_no_directive_fence_and_numbers_each_exercise_before_its_stub(tmp_path):
+    nb = nbformat.read(notebooks.convert(PAGE, tmp_path), as_version=4)
+    markdown = [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
+    assert not [fence for source in markdown for fence in DIRECTIVE_FENCE.findall(source)]
+    assert not any(word in source for source in markdown
+                   for word in ("{exercise}", "{solution-start}", "{solution-end}", "{admonition}", ":label:"))
+    numbered = [(int(number), k) for k, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+                for number in re.findall(r"^\*\*Exercise (\d+)\.\*\*$", cell.source, re.M)]
+    assert [number for number, _ in numbered] == list(range(1, len(EXERCISES) + 1))
+    for (number, k), name in zip(numbered, EXERCISES):
+        stub = next(cell for cell in nb.cells[k + 1:] if cell.cell_type == "code" and "exercise" in tags(cell))
+        assert notebooks.defined_exercises(stub.source) == [name], f"exercise {number} is not followed by its stub"
+    hints = [source for source in markdown if "<summary><b>Hint</b></summary>" in source]
+    assert len(hints) == len(EXERCISES)
+    assert all(source.count("<details>") == source.count("</details>") == 1 for source in hints)
+    assert "## 1. The equivariance error" in markdown[1] and "keep the smallest gap." in markdown[1]
 
 
 def test_the_launched_notebook_carries_the_stubs_no_solution_and_ends_in_the_grader(tmp_path):

@@ -146,6 +146,7 @@ def test_make_notebooks_writes_one_notebook_per_chapter_with_the_chapters_cells(
         nbformat.validate(written)
         source = jupytext.read(chapter)
         notebooks.strip_solutions(source)  # the exercise page's solutions become stubs
+        notebooks.plain_exercises(source)  # and its exercise markup plain Markdown
         assert [c.source for c in written.cells[1:]] == [c.source for c in source.cells], chapter.name
         assert written.metadata["kernelspec"]["name"] == "python3"
     assert sorted(p.stem for p in tmp_path.glob("*.ipynb")) == sorted(

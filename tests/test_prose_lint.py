@@ -82,3 +82,25 @@ def test_code_blocks_outside_cells_count_and_directives_are_read_inside(tmp_path
     path.write_text(page)
     (first, second) = lint(path)
     assert f"page.md:8: code line of {len(command)} characters" in first and "page.md:15:" in second
+
+
+def test_the_statement_of_an_exercise_and_its_hint_are_prose():
+    page = page_with_cells("````{exercise}\n:label: ex-a\n\nA statement typed 0.79 by hand.\n\n"
+                           ":::{admonition} Hint\n:class: tip dropdown\nA hint typed 40 % by hand.\n:::\n````",
+                           "After the exercise, 12.5 rows.")
+    found = [(line, number) for line, number, _ in typed_numbers(page)]
+    assert found == [(10, "0.79"), (14, "40 %"), (18, "12.5")]
+
+
+def gated_solution(classes: str, code: str) -> list[str]:
+    start = "````{solution-start} ex-a\n" + (f":class: {classes}\n" if classes else "") + "````"
+    return [start, f"```{{code-cell}} ipython3\n:tags: [solution]\n\n{code}\n```", "````{solution-end}\n````"]
+
+
+def test_a_long_line_passes_in_a_folded_solution_and_fails_in_an_open_one_or_after_it():
+    folded = page_with_cells(*gated_solution("dropdown", LONG))
+    assert long_code_lines(folded) == []
+    opened = page_with_cells(*gated_solution("", LONG))
+    assert [length for _, length, _ in long_code_lines(opened)] == [len(LONG)]
+    after = page_with_cells(*gated_solution("dropdown", "x = 1"), f"```{{code-cell}} ipython3\n{LONG}\n```")
+    assert [length for _, length, _ in long_code_lines(after)] == [len(LONG)]

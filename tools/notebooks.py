@@ -10,6 +10,12 @@ records the numbers the prose quotes), each only when it does not import.
 Colab has NumPy, PyTorch, timm, Matplotlib and scikit-learn, which
 ``vitbias`` asks for with loose lower bounds, so pip leaves them alone.
 
+The exercise page's MyST markup for its exercises (sphinx-exercise's
+``{exercise}`` and gated ``{solution-start}``/``{solution-end}`` directives,
+and each exercise's hint, a folded ``{admonition}``) would show as raw fences in
+Jupyter: the notebook has plain Markdown instead, a bold "Exercise N." before each
+statement and each hint in a ``<details>`` element, folded as on the page.
+
 ``vitbias`` comes from the repository named by ``BOOK_REPOSITORY_URL`` (at
 ``BOOK_BRANCH``) when it is set, else from the wheel that ``make wheel`` builds
 and the site publishes under ``_static/``: the cell then looks for that wheel
@@ -40,6 +46,11 @@ INSTALL_TAG = "install"
 # The page's last cell, tagged ``grader``, grades whatever the reader's cells define.
 SOLUTION_TAG = "solution"
 GRADER_TAG = "grader"
+# The page's exercise markup (sphinx-exercise), which the launched notebook rewrites as plain Markdown.
+EXERCISE_FENCE = re.compile(r"^(`{3,}|:{3,})\{(exercise|solution-start|solution-end|admonition)\}\s*(.*)$")
+DIRECTIVE_OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
+# A markdown cell with any of it (an admonition alone is a chapter's own, left as it is).
+EXERCISE_MARKUP = re.compile(r"^\s*(`{3,}|:{3,})\{(exercise|solution-start|solution-end)\}", re.M)
 EXERCISES = ROOT / "exercises"
 
 if str(ROOT) not in sys.path:
@@ -149,6 +160,69 @@ def strip_solutions(nb) -> int:
     return stubs
 
 
+def plain_exercise_markdown(source: str, numbers) -> str:
+    """A markdown cell's exercise markup as plain Markdown; ``numbers`` yields the exercises' numbers.
+
+    An ``{exercise}`` fence becomes a bold "Exercise N." line before its body (N
+    from ``numbers``, in the page's order, as sphinx-exercise numbers them; no
+    number with ``:nonumber:``), an ``{admonition}`` inside an exercise becomes
+    its title in bold before its body, in a ``<details>`` element when its class
+    has ``dropdown``, and the ``{solution-start}`` and ``{solution-end}`` fences
+    disappear. Any other line is left as it is.
+    """
+    lines, out = source.split("\n"), []
+    open_fences = []  # (marker, kind, folded) of the directives we are inside
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        i += 1
+        match = EXERCISE_FENCE.match(stripped)
+        in_exercise = any(kind == "exercise" for _, kind, _ in open_fences)
+        if match and (match.group(2) != "admonition" or in_exercise):
+            marker, kind, title = match.groups()
+            options = {}
+            while i < len(lines) and DIRECTIVE_OPTION.match(lines[i].strip()):
+                key, value = DIRECTIVE_OPTION.match(lines[i].strip()).groups()
+                options[key] = value
+                i += 1
+            folded = kind == "admonition" and "dropdown" in options.get("class", "").split()
+            if kind == "exercise":
+                out.append("**Exercise.**" if "nonumber" in options else f"**Exercise {next(numbers)}.**")
+            elif folded:
+                out += ["<details>", f"<summary><b>{title}</b></summary>", ""]
+            elif kind == "admonition":
+                out += [f"**{title}.**", ""]
+            open_fences.append((marker, kind, folded))
+            continue
+        if open_fences and stripped == open_fences[-1][0]:
+            _, kind, folded = open_fences.pop()
+            if folded:
+                out += ["", "</details>"]
+            continue
+        out.append(lines[i - 1])
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+    return text.strip("\n")
+
+
+def plain_exercises(nb) -> int:
+    """Rewrite the exercise markup of ``nb``'s markdown cells (:func:`plain_exercise_markdown`).
+
+    A markdown cell left empty (one that held only a solution's fences) is
+    dropped. Returns the number of numbered exercises.
+    """
+    from itertools import count
+
+    numbers, cells = count(1), []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and EXERCISE_MARKUP.search(cell.source):
+            cell.source = plain_exercise_markdown(cell.source, numbers)
+            if not cell.source.strip():
+                continue
+        cells.append(cell)
+    nb.cells = cells
+    return next(numbers) - 1
+
+
 def install_source(repository: str = "", branch: str = "main") -> str:
     """The first cell of every launched notebook."""
     lines = [
@@ -192,6 +266,7 @@ def convert(chapter: Path, out_dir: Path, repository: str = "", branch: str = "m
 
     nb = jupytext.read(chapter)
     strip_solutions(nb)
+    plain_exercises(nb)
     cell = nbformat.v4.new_code_cell(install_source(repository, branch), metadata={"tags": [INSTALL_TAG]})
     nb.cells.insert(0, cell)
     nb.metadata.pop("jupytext", None)

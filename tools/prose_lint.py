@@ -10,7 +10,9 @@ link targets and HTML comments) and reports what is left.
 A line of a visible code cell, or of any other code block on the page, may hold
 at most :data:`CODE_LINE_LIMIT` characters, which fit the text column at the
 theme's default width (``_static/vitbias.css``); a cell whose input the reader
-does not see unless they ask (:data:`HIDDEN_INPUT` tags) is exempt.
+does not see unless they ask (:data:`HIDDEN_INPUT` tags, or a place in a folded
+solution: between ``{solution-start}`` with ``:class: dropdown`` and
+``{solution-end}``, sphinx-exercise's gated solution) is exempt.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ OPTION = re.compile(r"^:[\w-]+:")
 PROSE_DIRECTIVES = {"{note}", "{tip}", "{warning}", "{important}", "{admonition}", "{figure}",
               "{epigraph}", "{sidebar}", "{margin}", "{seealso}", "{caution}", "{hint}",
               "{attention}", "{dropdown}", "{tab-item}", "{tab-set}", "{card}", "{grid}",
-              "{grid-item}", "{grid-item-card}", "{list-table}", "{table}", "{topic}"}
+              "{grid-item}", "{grid-item-card}", "{list-table}", "{table}", "{topic}",
+              "{exercise}", "{solution}"}
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})\s*(\{[^}]*\}|[\w+-]*)")
 
@@ -106,6 +109,9 @@ CODE_LINE_LIMIT = 88
 HIDDEN_INPUT = {"hide-input", "hide-cell", "remove-input", "remove_input", "remove-cell", "remove_cell"}
 # Directives whose body is code; any other directive's body is read for the code blocks inside it.
 CODE_DIRECTIVES = {"{code-cell}", "{code-block}", "{code}", "{sourcecode}"}
+# sphinx-exercise's gated solution: the cells between the two directives are the solution's body,
+# folded (behind a toggle) when the start has the class ``dropdown``.
+SOLUTION_START, SOLUTION_END = "{solution-start}", "{solution-end}"
 
 
 def _closes(stripped: str, marker: str) -> bool:
@@ -129,11 +135,13 @@ def _cell_options(lines: list[str], i: int) -> tuple[dict, int]:
 def code_blocks(text: str):
     """Yield ``(first line number, lines, shown)`` for every code cell and code block of a MyST page.
 
-    ``shown`` is False for a code cell tagged with one of :data:`HIDDEN_INPUT`.
+    ``shown`` is False for a code cell tagged with one of :data:`HIDDEN_INPUT`, and for
+    any code in a folded gated solution (:data:`SOLUTION_START` with ``:class: dropdown``).
     """
     lines = text.split("\n")
     i = _after_front_matter(lines)
     open_directives = []  # the markers of the directives we are inside
+    folded = False  # inside a gated solution that the page folds
     while i < len(lines):
         stripped = lines[i].strip()
         i += 1
@@ -144,16 +152,21 @@ def code_blocks(text: str):
         if not kind and open_directives and open_directives[-1] == marker:
             open_directives.pop()
             continue
+        if kind == SOLUTION_START:
+            classes = _cell_options(lines, i)[0].get("class") or ""
+            folded = "dropdown" in str(classes).split()
+        elif kind == SOLUTION_END:
+            folded = False
         if kind.startswith("{") and kind not in CODE_DIRECTIVES:
             open_directives.append(marker)
             continue
         if marker.startswith(":"):
             continue
-        shown = True
+        shown = not folded
         if kind == "{code-cell}":
             options, i = _cell_options(lines, i)
             tags = options.get("tags") or []
-            shown = not HIDDEN_INPUT & set(tags if isinstance(tags, list) else [tags])
+            shown = shown and not HIDDEN_INPUT & set(tags if isinstance(tags, list) else [tags])
         elif kind in CODE_DIRECTIVES:
             while i < len(lines) and OPTION.match(lines[i].strip()):
                 i += 1

@@ -172,6 +172,7 @@ def launch_browser(executable: str) -> Iterator[Browser]:
         finally:
             browser.close()
 
+
 # ---------------------------------------------------------------------------
 # Serving the site.
 # ---------------------------------------------------------------------------
@@ -550,7 +551,6 @@ def _overflow_failures(page: str, boxes: list[dict], page_width: list[int]) -> l
     if page_width[0] > page_width[1]:
         found.append(Failure(page, "overflow", f"the page is {page_width[0]} px wide in a {page_width[1]} px window"))
     return found
-
 
 
 

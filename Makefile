@@ -103,13 +103,20 @@ notebooks: $(STAMP)
 site-check:
 	$(BIN)/python -m tools.sitecheck _build/html
 
-# The built site in a browser (tools/sitetest.py), after `make book`: Chromium from the system's packages
-# (apt-get, when it is missing), then the checker's own test on tests/site/, then every page of _build/html,
-# with a screenshot of each in _build/site-test/. `make test` ends with it.
-site-test: $(STAMP)
+# The built site in a browser (tools/sitetest.py, driven by Playwright), after `make book`: Playwright into
+# .venv (tools/requirements-site.txt, once), Chromium from the system's packages (apt-get, when it is missing),
+# then the checker's own test on tests/site/, then every page of _build/html as a test of its own
+# (tools/test_site_pages.py), with a screenshot of each in _build/site-test/. `make test` ends with it.
+SITE_STAMP := $(VENV)/.installed-site-test
+
+$(SITE_STAMP): tools/requirements-site.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r tools/requirements-site.txt
+	touch $@
+
+site-test: $(SITE_STAMP)
 	$(BIN)/python -m tools.sitetest --install
 	$(BIN)/python -m pytest tools/test_sitetest.py -p no:cacheprovider -q
-	$(BIN)/python -m tools.sitetest _build/html
+	BOOK_SITE_HTML=$(abspath _build/html) $(BIN)/python -m pytest tools/test_site_pages.py -p no:cacheprovider -q
 
 bench: $(STAMP)
 	$(BIN)/python -m tools.bench

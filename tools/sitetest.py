@@ -2,6 +2,7 @@
 
     python -m tools.sitetest [_build/html] [--screenshots DIR] [--page PATH ...]
     python -m tools.sitetest --install      # only install Chromium when it is missing
+    python -m pytest tools/test_site_pages.py   # the same checks, each page its own test
 
 serves the site on 127.0.0.1 (a free port), opens each page in headless
 Chromium, waits for MathJax to typeset and the interactive figures to draw,
@@ -38,10 +39,11 @@ could not run (no built site, no Chromium).
 
 Chromium is Debian's ``chromium`` package; when it is missing this installs
 it with ``apt-get`` (through ``sudo`` when not root), saying so; an install
-that fails is a failure, never a skip. The browser is driven over the
-DevTools protocol on a pipe (``--remote-debugging-pipe``: JSON messages, each
-ending in a NUL byte, written to its fd 3 and read from its fd 4), so this
-needs only the standard library: no WebDriver, no chromedriver, no port.
+that fails is a failure, never a skip. The browser is driven by Playwright
+(the ``playwright`` package, pinned in ``tools/requirements-site.txt``, which
+``make site-test`` installs into the book's environment) on that system
+Chromium (``executable_path``): Playwright's own browser downloads are never
+used.
 
 Every ``.html`` page of the site is opened, ``genindex.html`` and
 ``search.html`` included (a reader reaches both from every page); not the
@@ -51,24 +53,27 @@ theme's templates under ``_static/`` nor the sources under ``_sources/``.
 from __future__ import annotations
 
 import argparse
-import base64
-import fcntl
+import contextlib
 import functools
 import http.server
+import importlib.metadata
 import json
 import os
 import re
-import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tools import sitecheck
 
@@ -141,155 +146,31 @@ def ensure_chromium(log=print) -> str:
     return find_chromium() or install_chromium(log)
 
 
+
 # ---------------------------------------------------------------------------
-# The DevTools protocol over a pipe.
+# Chromium driven by Playwright.
 # ---------------------------------------------------------------------------
 
+# Headless Chromium as a reader's window: no scrollbars taking width from the page, nothing running in the
+# background to slow a page down or to log errors of its own.
+CHROMIUM_FLAGS = ("--hide-scrollbars", "--force-device-scale-factor=1", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-quic", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--disable-default-apps", "--disable-features=Translate,MediaRouter")
 
-class ProtocolError(RuntimeError):
-    pass
 
-
-class Browser:
-    """Headless Chromium driven over ``--remote-debugging-pipe``.
-
-    :meth:`call` sends a command and returns its result; events (messages
-    without an id) are kept, by session, in :attr:`events` until taken.
-    """
-
-    def __init__(self, executable: str, window=WINDOW):
-        self.profile = tempfile.mkdtemp(prefix="site-test-chromium-")
-        # Our ends and Chromium's, all at fds >= 10, so that the shell can put Chromium's at 3 and 4.
-        to_chrome_r, to_chrome_w = os.pipe()
-        from_chrome_r, from_chrome_w = os.pipe()
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_chrome_r, from_chrome_w)]
-        for fd in (to_chrome_r, from_chrome_w):
-            os.close(fd)
-        self._write_fd, self._read_fd = to_chrome_w, from_chrome_r
-        flags = ["--headless", "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
-                 f"--window-size={window[0]},{window[1]}", "--force-device-scale-factor=1", "--hide-scrollbars",
-                 "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
-                 "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--disable-backgrounding-occluded-windows", "--disable-features=Translate,MediaRouter",
-                 "about:blank"]
-        if os.geteuid() == 0:
-            flags.insert(0, "--no-sandbox")   # Chromium refuses to run as root with its sandbox
-        script = f'exec "$@" 3<&{high[0]} 4>&{high[1]} {high[0]}<&- {high[1]}>&-'
-        self.process = subprocess.Popen(["bash", "-c", script, "chromium", executable, *flags],
-                                        pass_fds=high, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
-        for fd in high:
-            os.close(fd)
-        self._pieces: list[bytes] = []
-        self._next_id = 0
-        self._responses: dict[int, dict] = {}
-        self.events: dict[str | None, list[dict]] = {}
+@contextlib.contextmanager
+def launch_browser(executable: str) -> Iterator[Browser]:
+    """Headless Chromium, the system's ``executable``, driven by Playwright; closed on leaving."""
+    with sync_playwright() as playwright:
         try:
-            self.version = self.call("Browser.getVersion", timeout=30)["product"]
-        except Exception:
-            self.close()
-            raise
-
-    def _read(self, timeout: float) -> bool:
-        """Read what Chromium wrote within ``timeout`` seconds; False if nothing came."""
-        ready, _, _ = select.select([self._read_fd], [], [], max(timeout, 0))
-        if not ready:
-            return False
-        chunk = os.read(self._read_fd, 1 << 20)
-        if not chunk:
-            error = self.process.stderr.read().decode(errors="replace")[-3000:] if self.process.poll() is not None \
-                else ""
-            raise ProtocolError(f"Chromium closed the DevTools pipe (exit {self.process.poll()}):\n{error}")
-        if b"\0" not in chunk:   # a long message (a screenshot) comes in many pieces: join them once
-            self._pieces.append(chunk)
-            return True
-        *messages, rest = (b"".join(self._pieces) + chunk).split(b"\0")
-        self._pieces = [rest]
-        for raw in messages:
-            message = json.loads(raw)
-            if "id" in message:
-                self._responses[message["id"]] = message
-            else:
-                self.events.setdefault(message.get("sessionId"), []).append(message)
-        return True
-
-    def call(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 60):
-        self._next_id += 1
-        number = self._next_id
-        message = {"id": number, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        data = json.dumps(message).encode() + b"\0"
-        while data:
-            data = data[os.write(self._write_fd, data):]
-        deadline = time.monotonic() + timeout
-        while number not in self._responses:
-            if not self._read(deadline - time.monotonic()) and time.monotonic() >= deadline:
-                raise ProtocolError(f"{method}: no answer from Chromium in {timeout:.0f} s")
-        response = self._responses.pop(number)
-        if "error" in response:
-            raise ProtocolError(f"{method}: {response['error'].get('message')} {response['error'].get('data', '')}")
-        return response.get("result", {})
-
-    def wait_event(self, session: str | None, method: str, timeout: float) -> dict | None:
-        """The first event ``method`` of ``session`` (kept in :attr:`events`), waiting up to ``timeout`` s."""
-        deadline = time.monotonic() + timeout
-        while True:
-            events = self.events.get(session, [])
-            for i, event in enumerate(events):
-                if event["method"] == method:
-                    return events.pop(i)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            self._read(remaining)
-
-    def drain(self, seconds: float = 0.0) -> None:
-        """Take in every message that arrives within ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while self._read(max(deadline - time.monotonic(), 0)):
-            pass
-
-    def evaluate(self, session: str, expression: str, timeout: float = 60):
-        """The value of a JavaScript expression in the page (awaited when it is a promise)."""
-        result = self.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
-                                                "returnByValue": True, "timeout": int(timeout * 1000)},
-                           session, timeout=timeout + 10)
-        if "exceptionDetails" in result:
-            details = result["exceptionDetails"]
-            raise ProtocolError(f"the check's own script failed in the page: "
-                                f"{details.get('exception', {}).get('description') or details.get('text')}")
-        return result["result"].get("value")
-
-    def close(self) -> None:
+            browser = playwright.chromium.launch(executable_path=executable, headless=True,
+                                                 args=list(CHROMIUM_FLAGS), timeout=60_000)
+        except PlaywrightError as error:
+            raise SiteTestError(f"Playwright could not start {executable}: {error.message}") from error
         try:
-            if self.process.poll() is None:
-                try:
-                    self.call("Browser.close", timeout=10)
-                except (ProtocolError, OSError):
-                    pass
-                try:
-                    self.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait()
+            yield browser
         finally:
-            for fd in (self._write_fd, self._read_fd):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if self.process.stderr:
-                self.process.stderr.close()
-            shutil.rmtree(self.profile, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+            browser.close()
 
 
 # ---------------------------------------------------------------------------
@@ -489,44 +370,139 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-# What Runtime.evaluate answers when the document it ran in went away under it.
-GONE = ("navigated", "context was destroyed", "Cannot find context")
-NAVIGATIONS = ("Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading",
-               "Page.frameNavigated")
+# What evaluating a script raises when the document it ran in went away under it (the page sent the browser on).
+GONE = ("navigat", "context was destroyed", "Cannot find context")
 
 
-def _take_navigations(browser: Browser, session: str, frame: str) -> bool:
-    """Whether the page's main frame started for another document since last asked (those events dropped)."""
-    events = browser.events.get(session, [])
-    navigations = [e for e in events if e["method"] in NAVIGATIONS
-                   and (e["params"].get("frameId") or e["params"].get("frame", {}).get("id")) == frame]
-    browser.events[session] = [e for e in events if e not in navigations]
-    return bool(navigations)
+@dataclass
+class PageEvents:
+    """What a tab reports while it is open: console messages, uncaught exceptions, its main frame's comings
+    and goings (navigations started or committed, load events)."""
+
+    messages: list[ConsoleMessage] = field(default_factory=list)
+    exceptions: list[PlaywrightError] = field(default_factory=list)
+    navigations: int = 0
+    loads: int = 0
+
+    @classmethod
+    def watch(cls, tab: Page) -> PageEvents:
+        events = cls()
+        tab.on("console", events._logged)
+        tab.on("pageerror", events._raised)
+        tab.on("load", events._loaded)
+        tab.on("request", lambda request: events._requested(tab, request))
+        tab.on("framenavigated", lambda frame: events._navigated(frame is tab.main_frame))
+        return events
+
+    # Bound methods, not list.append: Playwright marks each handler it is given with an attribute.
+    def _logged(self, message: ConsoleMessage) -> None:
+        self.messages.append(message)
+
+    def _raised(self, error: PlaywrightError) -> None:
+        self.exceptions.append(error)
+
+    def _loaded(self, _tab: Page) -> None:
+        self.loads += 1
+
+    def _requested(self, tab: Page, request: Request) -> None:
+        self._navigated(request.is_navigation_request() and request.frame is tab.main_frame)
+
+    def _navigated(self, main_frame: bool) -> None:
+        self.navigations += main_frame
 
 
-def _console_failures(page: str, events: list[dict], origin: str = "", quiet_urls=()) -> list[Failure]:
-    """The errors among a page's events, but for a failed load of a URL in ``quiet_urls`` (reported
-    otherwise, as a broken image) and of ``/favicon.ico``, which the browser asks for by itself."""
-    found = []
+def _console_failures(page: str, events: PageEvents, origin: str = "", quiet_urls=()) -> list[Failure]:
+    """The errors a page reported: uncaught exceptions, ``console.error`` and failed asserts of its scripts, and
+    errors the browser logged, but for a failed load of a URL in ``quiet_urls`` (reported otherwise, as a broken
+    image) and of ``/favicon.ico``, which the browser asks for by itself."""
+    found = [Failure(page, "console", f"uncaught exception: {_short(error.stack or error.message, 300)}")
+             for error in events.exceptions]
     quiet = {*quiet_urls, f"{origin}/favicon.ico"}
-    for event in events:
-        method, params = event["method"], event.get("params", {})
-        if method == "Runtime.exceptionThrown":
-            details = params.get("exceptionDetails", {})
-            message = details.get("exception", {}).get("description") or details.get("text", "")
-            where = f" ({details['url']}:{details.get('lineNumber', 0) + 1})" if details.get("url") else ""
-            found.append(Failure(page, "console", f"uncaught exception: {_short(message, 300)}{where}"))
-        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            args = [a.get("value", a.get("description", a.get("type"))) for a in params.get("args", [])]
-            found.append(Failure(page, "console", f"console.{params['type']}: {_short(' '.join(map(str, args)), 300)}"))
-        elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-            entry = params["entry"]
-            if entry.get("source") == "network" and entry.get("url") in quiet:
-                continue
-            url = f" ({entry['url']})" if entry.get("url") else ""
-            found.append(Failure(page, "console", f"{entry.get('source', 'browser')} error: "
-                                                  f"{_short(entry.get('text', ''), 300)}{url}"))
+    for message in events.messages:
+        if message.type not in ("error", "assert"):
+            continue
+        url = message.location.get("url", "")
+        if message.args:   # a script's console.error() or console.assert(); what the browser logs has no arguments
+            found.append(Failure(page, "console", f"console.{message.type}: {_short(message.text, 300)}"))
+        elif url not in quiet:
+            where = f" ({url})" if url else ""
+            found.append(Failure(page, "console", f"browser error: {_short(message.text, 300)}{where}"))
     return found
+
+
+def _settle_script() -> str:
+    return SETTLE % {"timeout": SETTLE_TIMEOUT * 1000, "figures": json.dumps(FIGURES)}
+
+
+def _shown_script() -> str:
+    return SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
+
+
+def _inspect_script() -> str:
+    return INSPECT % {"not_prose": json.dumps(NOT_PROSE), "figures": json.dumps(FIGURES),
+                      "code_boxes": json.dumps(CODE_BOXES), "shown": _shown_script()}
+
+
+def _in_print(tab: Page) -> dict:
+    """Which version of each figure with two the page shows in print media (the screen's is restored after)."""
+    tab.emulate_media(media="print")
+    try:
+        return tab.evaluate(f"(() => {{ {_shown_script()}\n  return shown(); }})()")
+    finally:
+        tab.emulate_media(media="null")
+
+
+def _read_settled(tab: Page) -> tuple[dict | None, list[str]]:
+    """What the page shows once MathJax, its images and figures are done, with the notes of that wait; ``None``
+    when the document is not loaded, or went away while it was read."""
+    try:
+        notes = tab.evaluate(_settle_script())
+        state = tab.evaluate(_inspect_script())
+        if state is not None:
+            state["print"] = _in_print(tab)
+    except PlaywrightError as error:
+        if not any(words in error.message for words in GONE):
+            raise
+        return None, []
+    return state, notes
+
+
+def _wait_for_load(tab: Page, events: PageEvents, loads_seen: int) -> bool:
+    """Whether the main frame fired a load event after the first ``loads_seen``, waiting for one if need be."""
+    if events.loads > loads_seen:
+        return True
+    try:
+        tab.wait_for_event("load", timeout=LOAD_TIMEOUT * 1000)
+    except PlaywrightTimeoutError:
+        return False
+    return True
+
+
+def _open_settled(tab: Page, events: PageEvents, url: str, result: PageResult) -> tuple[dict | None, list[str]]:
+    """Open ``url`` and read the page once it settled; ``None``, with a load failure in ``result``, when it could
+    not be read.
+
+    A page that sends the browser on while it is read (a ``<meta http-equiv="refresh">``, as the site's
+    ``index.html`` has) is read again where it went, once that has loaded.
+    """
+    def fail(detail: str) -> tuple[None, list[str]]:
+        result.failures.append(Failure(result.page, "load", detail))
+        return None, []
+
+    try:
+        tab.goto(url, wait_until="load", timeout=LOAD_TIMEOUT * 1000)
+    except PlaywrightTimeoutError:
+        return fail(f"no load event within {LOAD_TIMEOUT:.0f} s")
+    except PlaywrightError as error:
+        return fail(f"the page did not open: {_short(error.message.splitlines()[0], 300)}")
+    for _ in range(MAX_REDIRECTS + 1):
+        loads_seen, events.navigations = events.loads, 0
+        state, notes = _read_settled(tab)
+        if state is not None and not events.navigations:
+            return state, notes
+        if not _wait_for_load(tab, events, loads_seen):
+            return fail(f"no load event within {LOAD_TIMEOUT:.0f} s")
+    return fail(f"still going on to other pages after {MAX_REDIRECTS + 1} loads")
 
 
 def _snippet(text: str, start: int, end: int, around: int = 30) -> str:
@@ -543,22 +519,6 @@ def _tex_failures(page: str, texts: list[str]) -> list[Failure]:
                 seen.add(snippet)
                 found.append(Failure(page, "math", f"raw TeX {match.group(0)} in the text: “{snippet}”"))
     return found
-
-
-def _inspect_script() -> str:
-    shown = SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
-    return INSPECT % {"not_prose": json.dumps(NOT_PROSE), "figures": json.dumps(FIGURES),
-                      "code_boxes": json.dumps(CODE_BOXES), "shown": shown}
-
-
-def _in_print(browser: Browser, session: str) -> dict:
-    """Which version of each figure with two the page shows in print media (the screen's is restored after)."""
-    shown = SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
-    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session)
-    try:
-        return browser.evaluate(session, f"(() => {{ {shown}\n  return shown(); }})()")
-    finally:
-        browser.call("Emulation.setEmulatedMedia", {"media": ""}, session)
 
 
 def _figure_failures(page: str, screen: dict, paper: dict, repeated_images: list) -> list[Failure]:
@@ -593,99 +553,78 @@ def _overflow_failures(page: str, boxes: list[dict], page_width: list[int]) -> l
     return found
 
 
+
+def _image_failures(page: str, images: list[dict]) -> tuple[list[Failure], list[str]]:
+    """The images that did not load, and their URLs (whose failed loads the console need not report again)."""
+    found, broken = [], []
+    for image in images:
+        if not image["complete"]:
+            broken.append(image["url"])
+            found.append(Failure(page, "image", f"<img src={image['src']!r}> did not finish loading "
+                                                f"within {SETTLE_TIMEOUT:.0f} s"))
+        elif image["width"] == 0:
+            broken.append(image["url"])
+            alt = f" (alt {_short(image['alt'], 60)!r})" if image["alt"] else ""
+            found.append(Failure(page, "image", f"<img src={image['src']!r}> did not load{alt}"))
+    return found, broken
+
+
+def _page_failures(page: str, state: dict, notes: list[str], events: PageEvents, origin: str) -> list[Failure]:
+    """Everything wrong with a settled page, from what :data:`INSPECT` read in it and what it reported."""
+    found = []
+    if state["status"] >= 400:
+        found.append(Failure(page, "load", f"{state['url']} answered HTTP {state['status']}"))
+    found += [Failure(page, "math", note) for note in notes]
+    images, broken = _image_failures(page, state["images"])
+    found += images
+    found += _console_failures(page, events, origin, broken)
+    found += _tex_failures(page, state["text"])
+    found += [Failure(page, "math", f"MathJax could not typeset a formula: {_short(text)}")
+              for text in state["math_errors"]]
+    found += [Failure(page, "figure", f"interactive figure {name} was not drawn (no .main-svg: "
+                                      "plotly.js missing, or its script failed)")
+              for name in state["figures"]]
+    found += [Failure(page, "figure", f"interactive figure {name} was drawn {times} times over")
+              for name, times in state["drawn_twice"]]
+    found += _figure_failures(page, state["shown"], state["print"], state["repeated_images"])
+    found += _overflow_failures(page, state["overflow"], state["page_width"])
+    return found
+
+
 def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None) -> PageResult:
-    """Open ``url`` in a new tab, let it settle, judge what it shows, and write its screenshot.
+    """Open ``url`` in a new tab, let it settle, write its screenshot, and judge what it shows.
 
     Each page opens in a browser context of its own (no storage, no cache), as
     for a reader whose first page of the site it is, whatever was opened before.
     """
     started = time.monotonic()
     result = PageResult(page)
-    context = browser.call("Target.createBrowserContext")["browserContextId"]
-    target = browser.call("Target.createTarget", {"url": "about:blank", "browserContextId": context})["targetId"]
+    context = browser.new_context(viewport={"width": WINDOW[0], "height": WINDOW[1]}, device_scale_factor=1)
     try:
-        session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
-            browser.call(f"{domain}.enable", session=session)
-        browser.events.pop(session, None)   # about:blank's
-        navigated = browser.call("Page.navigate", {"url": url}, session)
-        if navigated.get("errorText"):
-            result.failures.append(Failure(page, "load", f"the page did not open: {navigated['errorText']}"))
-            return result
-        frame = navigated["frameId"]
-        state, notes = None, []
-        for _ in range(MAX_REDIRECTS + 1):
-            if browser.wait_event(session, "Page.loadEventFired", LOAD_TIMEOUT) is None:
-                result.failures.append(Failure(page, "load", f"no load event within {LOAD_TIMEOUT:.0f} s"))
-                break
-            _take_navigations(browser, session, frame)
-            try:
-                notes = browser.evaluate(session, SETTLE % {"timeout": SETTLE_TIMEOUT * 1000,
-                                                            "figures": json.dumps(FIGURES)},
-                                         timeout=SETTLE_TIMEOUT + 10)
-                state = browser.evaluate(session, _inspect_script())
-                if state is not None:
-                    state["print"] = _in_print(browser, session)
-                browser.drain(0.05)
-            except ProtocolError as error:
-                if not any(words in str(error) for words in GONE):
-                    raise
-                state = None
-            # Unless the page sent the browser on while it was read (a <meta http-equiv="refresh">, as the
-            # site's index.html does): then judge the page it went to, once that has loaded.
-            if state is not None and not _take_navigations(browser, session, frame):
-                break
-            state = None
-        else:
-            result.failures.append(Failure(page, "load", f"still going on to other pages after "
-                                                         f"{MAX_REDIRECTS + 1} loads"))
+        tab = context.new_page()
+        events = PageEvents.watch(tab)
+        state, notes = _open_settled(tab, events, url, result)
         if state is None:
-            result.failures += _console_failures(page, browser.events.pop(session, []))
+            result.failures += _console_failures(page, events)
             return result
-        failures = result.failures
-        if state["status"] >= 400:
-            failures.append(Failure(page, "load", f"{state['url']} answered HTTP {state['status']}"))
-        failures += [Failure(page, "math", note) for note in notes]
-        broken = []
-        for image in state["images"]:
-            if not image["complete"]:
-                broken.append(image["url"])
-                failures.append(Failure(page, "image", f"<img src={image['src']!r}> did not finish loading "
-                                                       f"within {SETTLE_TIMEOUT:.0f} s"))
-            elif image["width"] == 0:
-                broken.append(image["url"])
-                alt = f" (alt {_short(image['alt'], 60)!r})" if image["alt"] else ""
-                failures.append(Failure(page, "image", f"<img src={image['src']!r}> did not load{alt}"))
+        if screenshot is not None:
+            result.screenshot = _screenshot(tab, state["height"], screenshot)
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-        failures += _console_failures(page, browser.events.pop(session, []), origin, broken)
-        failures += _tex_failures(page, state["text"])
-        failures += [Failure(page, "math", f"MathJax could not typeset a formula: {_short(text)}")
-                     for text in state["math_errors"]]
-        failures += [Failure(page, "figure", f"interactive figure {name} was not drawn (no .main-svg: "
-                                             "plotly.js missing, or its script failed)")
-                     for name in state["figures"]]
-        failures += [Failure(page, "figure", f"interactive figure {name} was drawn {times} times over")
-                     for name, times in state["drawn_twice"]]
-        failures += _figure_failures(page, state["shown"], state["print"], state["repeated_images"])
-        failures += _overflow_failures(page, state["overflow"], state["page_width"])
+        result.failures += _page_failures(page, state, notes, events, origin)
         result.figures = state["shown"]["interactive"]
         result.links, result.ids = state["links"], set(state["ids"])
-        if screenshot is not None:
-            result.screenshot = _screenshot(browser, session, state["height"], screenshot)
     finally:
-        browser.call("Target.closeTarget", {"targetId": target})
-        browser.call("Target.disposeBrowserContext", {"browserContextId": context})
+        context.close()
         result.seconds = time.monotonic() - started
     return result
 
 
-def _screenshot(browser: Browser, session: str, height: int, path: Path) -> Path:
+def _screenshot(tab: Page, height: int, path: Path) -> Path:
+    """The whole page, at the window's width, cut at :data:`SCREENSHOT_MAX_HEIGHT`, as a PNG at ``path``."""
     height = max(min(int(height), SCREENSHOT_MAX_HEIGHT), WINDOW[1])
-    shot = browser.call("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": WINDOW[0], "height": height, "scale": 1}}, session, timeout=120)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(shot["data"]))
+    tab.screenshot(path=path, type="png", full_page=True, timeout=120_000,
+                   clip={"x": 0, "y": 0, "width": WINDOW[0], "height": height})
     return path
 
 
@@ -753,29 +692,73 @@ def link_failures(html_dir: Path, origin: str, results: dict[str, PageResult]) -
 # ---------------------------------------------------------------------------
 
 
+def site_pages(html_dir: Path) -> list[str]:
+    """Every page of the site, as a path relative to ``html_dir``."""
+    return [p.relative_to(html_dir).as_posix() for p in sitecheck.pages(html_dir)]
+
+
+class SiteBrowser:
+    """The site served on 127.0.0.1 and one headless Chromium that opens its pages, each in a context of its own.
+
+    ``with SiteBrowser(html_dir) as site: site.check("index.html")``; what
+    each page showed is kept in :attr:`results`, for :meth:`link_failures`
+    once the pages were opened. Chromium is installed first when missing.
+    """
+
+    def __init__(self, html_dir: Path, screenshots: Path | None = SCREENSHOTS, chromium: str | None = None,
+                 log=print):
+        self.html_dir = Path(html_dir).resolve()
+        self.screenshots = None if screenshots is None else Path(screenshots)
+        self.results: dict[str, PageResult] = {}
+        self._executable = chromium or ensure_chromium(log)
+        self._open = contextlib.ExitStack()
+
+    def __enter__(self) -> SiteBrowser:
+        with contextlib.ExitStack() as stack:
+            self.server = stack.enter_context(Server(self.html_dir))
+            self.browser = stack.enter_context(launch_browser(self._executable))
+            self._open = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._open.close()
+
+    def describe(self) -> str:
+        return (f"Chromium {self.browser.version} ({self._executable}) driven by Playwright "
+                f"{importlib.metadata.version('playwright')}, {self.html_dir} served at {self.server.origin}")
+
+    def check(self, page: str) -> PageResult:
+        """Open ``page`` (a path relative to the site), judge it and write its screenshot."""
+        if not (self.html_dir / page).is_file():
+            raise SiteTestError(f"no such page in {self.html_dir}: {page}")
+        shot = None if self.screenshots is None else self.screenshots / Path(page).with_suffix(".png")
+        self.results[page] = inspect_page(self.browser, f"{self.server.origin}/{page}", page, shot)
+        return self.results[page]
+
+    def link_failures(self) -> list[Failure]:
+        """The broken links and anchors of the pages opened so far."""
+        return link_failures(self.html_dir, self.server.origin, self.results)
+
+
 def check_site(html_dir: Path, pages: list[str] | None = None, screenshots: Path | None = SCREENSHOTS,
                chromium: str | None = None, log=print) -> tuple[list[Failure], dict[str, PageResult]]:
     """Open ``pages`` (paths relative to ``html_dir``; default every page) and return what failed."""
     html_dir = Path(html_dir).resolve()
     if pages is None:
-        pages = [p.relative_to(html_dir).as_posix() for p in sitecheck.pages(html_dir)]
+        pages = site_pages(html_dir)
     missing = [p for p in pages if not (html_dir / p).is_file()]
     if missing:
         raise SiteTestError(f"no such page in {html_dir}: {', '.join(missing)}")
-    executable = chromium or ensure_chromium(log)
-    results: dict[str, PageResult] = {}
-    with Server(html_dir) as server, Browser(executable) as browser:
-        log(f"site-test: {browser.version}, {len(pages)} pages of {html_dir} served at {server.origin}", flush=True)
+    with SiteBrowser(html_dir, screenshots, chromium, log) as site:
+        log(f"site-test: {len(pages)} pages; {site.describe()}", flush=True)
         for page in pages:
-            shot = None if screenshots is None else Path(screenshots) / Path(page).with_suffix(".png")
-            results[page] = inspect_page(browser, f"{server.origin}/{page}", page, shot)
-            status = "ok" if not results[page].failures else f"{len(results[page].failures)} failures"
-            log(f"  {page} ({results[page].seconds:.1f} s): {status}", flush=True)
-        failures = [f for result in results.values() for f in result.failures]
-        broken_links = link_failures(html_dir, server.origin, results)
+            result = site.check(page)
+            status = "ok" if not result.failures else f"{len(result.failures)} failures"
+            log(f"  {page} ({result.seconds:.1f} s): {status}", flush=True)
+        failures = [f for result in site.results.values() for f in result.failures]
+        broken_links = site.link_failures()
         log(f"  links between the pages: {'ok' if not broken_links else f'{len(broken_links)} broken'}", flush=True)
-        failures += broken_links
-    return failures, results
+    return failures + broken_links, site.results
 
 
 def report(failures: list[Failure], pages: int, seconds: float, screenshots: Path | None) -> str:
@@ -830,7 +813,7 @@ def main(argv=None) -> int:
     started = time.monotonic()
     try:
         failures, results = check_site(html_dir, args.page, args.screenshots)
-    except (SiteTestError, ProtocolError) as error:
+    except (SiteTestError, PlaywrightError) as error:
         print(f"site-test: {error}")
         return 2
     print(report(failures, len(results), time.monotonic() - started, args.screenshots))

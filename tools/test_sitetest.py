@@ -1,9 +1,11 @@
 """The browser test's own test: on fixture pages, it fails each broken one for the reason it is broken.
 
-Needs Chromium, so `make test` and `make unit` (``pytest tests exercises``)
-do not collect it; `make site-test` runs it, before checking the built site.
-Chromium is installed when it is missing (never skipped): the fixture below
-calls :func:`tools.sitetest.check_site`, which installs it first.
+Needs Chromium and Playwright (``tools/requirements-site.txt``), so `make
+test` and `make unit` (``pytest tests exercises``) do not collect it; `make
+site-test` runs it, before checking the built site, page by page
+(``tools/test_site_pages.py``, whose runner is tested here too). Chromium is
+installed when it is missing (never skipped): the fixture below calls
+:func:`tools.sitetest.check_site`, which installs it first.
 
 The pages: ``tests/site/*.html`` (a clean page and its link target, a broken
 image, math with no MathJax, a script error, broken links, an interactive
@@ -309,3 +311,29 @@ def test_the_command_exits_1_on_a_broken_page_and_0_on_clean_ones(tmp_path, caps
 
 def test_no_site_is_a_failure_not_a_pass(tmp_path):
     assert sitetest.main([str(tmp_path)]) == 2
+
+
+def _run_page_tests(site: Path, screenshots: Path, *pytest_args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "BOOK_SITE_HTML": str(site), "BOOK_SITE_SCREENSHOTS": str(screenshots)}
+    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "tools" / "test_site_pages.py"),
+                           "-p", "no:cacheprovider", "-v", *pytest_args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_each_page_of_a_site_is_a_test_that_fails_with_the_pages_report(tmp_path):
+    """``tools/test_site_pages.py`` on the fixture pages: a broken page's test fails, saying why; a clean one's
+    passes; the links between the pages are a test of their own."""
+    done = _run_page_tests(FIXTURES, tmp_path, "-k", "index.html or target.html or broken-image or links")
+    out = done.stdout
+    assert done.returncode == 1, out[-3000:] + done.stderr[-2000:]
+    assert "test_page[index.html] PASSED" in out and "test_page[target.html] PASSED" in out, out[-3000:]
+    assert "test_page[broken-image.html] FAILED" in out, out[-3000:]
+    assert "broken-image.html: <img src='missing.png'> did not load" in out, out[-3000:]
+    assert "test_links_and_anchors_between_the_pages FAILED" in out, out[-3000:]
+    assert "target.html has no element with id 'not-there'" in out, out[-3000:]
+    assert (tmp_path / "index.png").is_file() and (tmp_path / "broken-image.png").is_file()
+
+
+def test_no_site_fails_the_page_tests(tmp_path):
+    done = _run_page_tests(tmp_path / "no-site", tmp_path / "shots")
+    assert done.returncode == 1 and "no built site in" in done.stdout, done.stdout[-3000:]

@@ -12,9 +12,9 @@ change of data, model, initialisation or recipe moves the loss at once.
 :func:`fingerprint` trains a run's exact configuration (data, model, seed,
 recipe) for :data:`STEPS` steps on a small training set, without the run
 cache, on one thread and in float64, and returns the mean loss of the last
-steps and a few logits on test images. The book glues them with a bound measured across
-kernel sets (:data:`BOUND`): a change to what a run depends on moves them far
-beyond it.
+steps and a few logits on test images. The book glues them with a bound
+measured across kernel sets (:data:`BOUND`): a change to what a run depends on
+moves them far beyond it.
 """
 
 from __future__ import annotations

@@ -46,11 +46,14 @@ $(STAMP): requirements.txt pyproject.toml
 # tools/booktools.py removes from it the chapters whose vitbias modules (as they
 # import them, transitively), exercises, pinned environment or profile changed,
 # so that exactly they re-execute; then it trains the runs those chapters will read,
-# all in one pool of workers; after the build, it records what each was made from.
+# all in one pool of workers, and executes those chapters side by side into the
+# cache, from which the build reads them; after the build, it records what each
+# was made from.
 book: $(STAMP) wheel
 	@mkdir -p _build
 	@$(BIN)/python -m tools.booktools invalidate
 	@$(BIN)/python -m tools.booktools train
+	@$(BIN)/python -m tools.booktools execute
 	$(BIN)/jupyter-book build . --builder html --warningiserror --keep-going
 	@$(BIN)/python -m tools.booktools record
 	@echo "The book ($(VITBIAS_PROFILE) profile) is at $(abspath _build/html/index.html)"

@@ -4,6 +4,7 @@ Used by the Makefile and the tests:
 
     python -m tools.booktools invalidate        # before a build: forget stale chapters
     python -m tools.booktools train             # then: train the runs the chapters to execute will read
+    python -m tools.booktools execute           # then: execute them side by side into the execution cache
     python -m tools.booktools record            # after a build: remember what it was made from
     python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
     python -m tools.booktools reference [--profile quick] [CHAPTER ...]
@@ -17,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from vitbias.book import TOLERANCE_SUFFIX
@@ -197,14 +199,10 @@ def invalidate(profile_name: str | None = None) -> list[str]:
 
 
 def cached_chapters() -> set[str]:
-    """The chapters the execution cache holds a record of (after :func:`invalidate`: the fresh ones)."""
-    cache_folder = BUILD / ".jupyter_cache"
-    if not cache_folder.exists():
-        return set()
-    from jupyter_cache import get_cache
-
-    return {Path(r.uri).stem for r in get_cache(str(cache_folder)).list_cache_records()
-            if Path(r.uri).parent == BOOK}
+    """The chapters the execution cache holds an execution of, as their cells now read (after
+    :func:`invalidate`: the fresh ones); the build executes every other."""
+    executed = {c.stem for c in notebook_chapters()}
+    return executed - {c.stem for c in unexecuted_chapters()}
 
 
 def train_runs(chapters=None) -> tuple[int, float]:
@@ -216,8 +214,6 @@ def train_runs(chapters=None) -> tuple[int, float]:
     first, so that no two workers train the same teacher. Returns ``(runs
     trained, wall seconds)``.
     """
-    import time
-
     from vitbias import plan, profile, runs
 
     budget = profile.budget()
@@ -233,6 +229,104 @@ def train_runs(chapters=None) -> tuple[int, float]:
     for batch in (teachers, configs):
         runs.run_many(batch, folder)
     return len(missing), time.perf_counter() - start
+
+
+EXECUTION_TIMEOUT = 3600  # seconds per chapter, as _config.yml gives the build (execute: timeout)
+CHAPTER_SECONDS = BUILD / ".chapter-seconds.json"
+
+
+def chapter_notebook(chapter: Path):
+    """The notebook of a MyST chapter as the build reads it (myst-nb's reader, which the execution
+    cache also uses), so that its hash matches the one the build looks up."""
+    from myst_nb.core.read import myst_nb_reader_plugin
+
+    return myst_nb_reader_plugin(str(chapter))
+
+
+def unexecuted_chapters(cache_folder: Path | None = None) -> list[Path]:
+    """The notebook chapters the execution cache holds no execution of, as their cells now read."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(cache_folder or BUILD / ".jupyter_cache"))
+    missing = []
+    for chapter in notebook_chapters():
+        try:
+            cache.match_cache_notebook(chapter_notebook(chapter))
+        except KeyError:
+            missing.append(chapter)
+    return missing
+
+
+def _execute_into_cache(chapter: str, cache_folder: str, threads: int) -> tuple[str, float, str | None]:
+    """A worker's task: execute ``chapter`` from ``book/`` and store it in the execution cache as the
+    build would (myst-nb's cache mode): ``(chapter, seconds, traceback or None)``."""
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # the kernel inherits it
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = chapter_notebook(Path(chapter))
+    result = single_nb_execution(nb, cwd=str(Path(chapter).parent), timeout=EXECUTION_TIMEOUT,
+                                 allow_errors=False, meta_override=True)
+    if result.err is not None:
+        return chapter, result.time, result.exc_string or repr(result.err)
+    get_cache(cache_folder).cache_notebook_bundle(
+        CacheBundleIn(nb, chapter, data={"execution_seconds": result.time}), check_validity=False, overwrite=True)
+    return chapter, result.time, None
+
+
+def execute_chapters(workers: int | None = None, cache_folder: Path | None = None) -> tuple[list[str], list[str]]:
+    """Execute, side by side, the chapters the build would execute one after another, into its cache.
+
+    The build (myst-nb in cache mode) executes each chapter it finds no
+    execution of, one at a time; executed here first, in ``workers`` processes
+    (default: one per core), each kernel on ``cores / workers`` threads, the
+    build then reads every chapter from the cache. Longest first by the last
+    build's times, when known. Returns ``(executed, failed)`` chapter names;
+    a failure's traceback is printed, and the build would fail on it too.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from vitbias.runs import default_workers
+
+    cache_folder = cache_folder or BUILD / ".jupyter_cache"
+    todo = unexecuted_chapters(cache_folder)
+    if not todo:
+        return [], []
+    known = json.loads(CHAPTER_SECONDS.read_text()) if CHAPTER_SECONDS.exists() else {}
+    todo.sort(key=lambda chapter: -known.get(chapter.stem, float("inf")))
+    workers = min(default_workers() if workers is None else workers, len(todo))
+    if workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    threads = max(1, len(os.sched_getaffinity(0)) // workers) if hasattr(os, "sched_getaffinity") else 1
+    executed, failed = [], []
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        jobs = [pool.submit(_execute_into_cache, str(c), str(cache_folder), threads) for c in todo]
+        for job in jobs:
+            chapter, seconds, error = job.result()
+            name = Path(chapter).stem
+            if error is None:
+                executed.append(name)
+                print(f"{name}: executed in {seconds:,.0f} s")
+            else:
+                failed.append(name)
+                print(f"{name}: failed after {seconds:,.0f} s\n{error}", file=sys.stderr)
+    return executed, failed
+
+
+def record_chapter_seconds(cache_folder: Path | None = None) -> None:
+    """Remember each chapter's execution time from the cache, to order the next build's executions."""
+    cache_folder = cache_folder or BUILD / ".jupyter_cache"
+    if not cache_folder.exists():
+        return
+    from jupyter_cache import get_cache
+
+    seconds = {Path(r.uri).stem: (r.data or {}).get("execution_seconds")
+               for r in get_cache(str(cache_folder)).list_cache_records() if Path(r.uri).parent == BOOK}
+    CHAPTER_SECONDS.write_text(json.dumps({k: v for k, v in seconds.items() if v is not None},
+                                          indent=1, sort_keys=True) + "\n")
 
 
 def record_keys(profile_name: str | None = None) -> None:
@@ -451,6 +545,7 @@ def main(argv=None) -> int:
     sub.add_parser("invalidate", help="forget the executions of chapters whose dependencies changed")
     sub.add_parser("record", help="record what the build was made from")
     sub.add_parser("train", help="train the missing runs of the chapters the build will execute")
+    sub.add_parser("execute", help="execute the chapters the build would execute, side by side, into its cache")
     check = sub.add_parser("check", help="execute one chapter and compare it with the reference")
     check.add_argument("chapter")
     args = parser.parse_args(argv)
@@ -462,8 +557,15 @@ def main(argv=None) -> int:
         trained, seconds = train_runs()
         if trained:
             print(f"trained {trained} runs in {seconds:,.0f} s")
+    elif args.command == "execute":
+        start = time.perf_counter()
+        executed, failed = execute_chapters()
+        if executed or failed:
+            print(f"executed {len(executed)} chapters in {time.perf_counter() - start:,.0f} s")
+        return 1 if failed else 0
     elif args.command == "record":
         record_keys()
+        record_chapter_seconds()
     elif args.command == "check":
         problems = check_chapter(args.chapter)
         print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")

@@ -145,3 +145,36 @@ def test_a_decayed_parameter_shrinks_and_an_exempt_one_does_not_when_the_gradien
     optimizer.step()
     assert torch.allclose(model.weight, torch.full_like(model.weight, 1 - 0.1 * 0.5))
     assert torch.equal(model.bias, torch.ones_like(model.bias))
+
+
+def layouts_seen(model):
+    """Record, per forward pass, whether the first convolution read a channels-last input."""
+    seen = []
+    first = next(m for m in model.modules() if isinstance(m, torch.nn.Conv2d))
+    first.register_forward_pre_hook(lambda module, args: seen.append(
+        args[0].is_contiguous(memory_format=torch.channels_last) and not args[0].is_contiguous()))
+    return seen
+
+
+def test_on_a_cpu_the_cnn_computes_channels_last_and_leaves_in_the_default_layout():
+    torch.manual_seed(0)
+    model = models.build({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]})
+    seen = layouts_seen(model)
+    train.train(model, TINY, train.TrainConfig(steps=3, batch_size=32, seed=0), device="cpu")
+    logits = train.predict(model, TINY, "cpu")
+    assert seen and all(seen)  # every step and every prediction batch
+    assert all(p.is_contiguous() for p in model.parameters())
+
+    copy = models.build({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]})
+    copy.load_state_dict(model.state_dict())  # as the run cache reads it back
+    np.testing.assert_array_equal(train.predict(copy, TINY, "cpu"), logits)
+
+
+def test_on_a_cpu_the_vit_and_a_float64_cnn_keep_the_default_layout():
+    torch.manual_seed(0)
+    vit_model = models.build({"kind": "vit", "patch_size": 8, "embed_dim": 32, "depth": 1, "num_heads": 2})
+    cnn64 = models.build({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]}).double()
+    for model in (vit_model, cnn64):
+        seen = layouts_seen(model)
+        train.train(model, TINY, train.TrainConfig(steps=2, batch_size=32, seed=0), device="cpu")
+        assert seen and not any(seen)

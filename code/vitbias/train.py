@@ -24,8 +24,10 @@ mostly optimizer bookkeeping, and the fused update takes a tenth or more off it.
 
 The device is found by :func:`vitbias.profile.device`. On CUDA the model runs
 in ``channels_last`` layout under bf16 autocast, with cuDNN's deterministic
-algorithms; on the CPU in float32. Models and tensors move with
-``.to(device)``, never with ``.cuda()``.
+algorithms; on the CPU in float32, in ``channels_last`` only for a model that
+prefers it (the CNN), and back in the default layout when training or
+prediction ends. Models and tensors move with ``.to(device)``, never with
+``.cuda()``.
 """
 
 from __future__ import annotations
@@ -184,18 +186,33 @@ def _autocast(device: torch.device):
     return nullcontext()
 
 
+def _memory_format(model: nn.Module, device: torch.device) -> torch.memory_format:
+    """channels_last on CUDA; on the CPU only for a float32 model that prefers it (the CNN:
+    ``prefers_channels_last``); it is slower there for the ViT's one convolution and in float64."""
+    if device.type == "cuda":
+        return torch.channels_last
+    if getattr(model, "prefers_channels_last", False) and _dtype(model) == torch.float32:
+        return torch.channels_last
+    return torch.contiguous_format
+
+
 def _place(model: nn.Module, device: torch.device) -> nn.Module:
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = False
         torch.backends.cudnn.deterministic = True
-        return model.to(device, memory_format=torch.channels_last)
-    return model.to(device)
+    return model.to(device, memory_format=_memory_format(model, device))
 
 
-def _inputs(pixels: torch.Tensor, device: torch.device) -> torch.Tensor:
-    if device.type == "cuda":
-        return pixels.contiguous(memory_format=torch.channels_last)
-    return pixels
+def _unplace(model: nn.Module, device: torch.device) -> nn.Module:
+    """On the CPU, ``model`` back in the default layout: the layout changes the rounding of a
+    forward pass, and a model just trained must compute as the same model read from the cache."""
+    if device.type == "cpu":
+        model.to(memory_format=torch.contiguous_format)
+    return model
+
+
+def _inputs(pixels: torch.Tensor, model: nn.Module, device: torch.device) -> torch.Tensor:
+    return pixels.contiguous(memory_format=_memory_format(model, device))
 
 
 def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
@@ -249,7 +266,7 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
         x = (x - mean) / std
         if config.erase > 0:
             x = random_erase(x, config.erase, generator)
-        x = _inputs(x, device)
+        x = _inputs(x, model, device)
         with _autocast(device):
             loss = _loss(model(x), labels[index], teacher, x)
         optimizer.zero_grad(set_to_none=True)
@@ -262,7 +279,9 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
     if not np.all(np.isfinite(losses)):
         raise FloatingPointError(f"training diverged: first non-finite loss at step "
                                  f"{int(np.argmin(np.isfinite(losses)))}")
-    model.eval()
+    _unplace(model, device).eval()
+    if teacher is not None:
+        _unplace(teacher, device)
     return History(losses, seconds, config.steps * config.batch_size / seconds, device.type)
 
 
@@ -288,7 +307,8 @@ def predict(model: nn.Module, data: ImageSet, device=None, batch_size: int = 100
     for first in range(0, len(data), batch_size):
         x = torch.from_numpy(data.images[first:first + batch_size]).to(device, dtype) / 255.0
         with _autocast(device):
-            out.append(model(_inputs((x - mean) / std, device)).float().cpu())
+            out.append(model(_inputs((x - mean) / std, model, device)).float().cpu())
+    _unplace(model, device)
     return torch.cat(out).numpy()
 
 

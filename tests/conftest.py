@@ -27,11 +27,21 @@ from tools.booktools import REFERENCE, drift_of_values, read_glue_log  # noqa: E
 from vitbias.book import GLUE_LOG_VARIABLE  # noqa: E402
 from vitbias.profile import current_profile  # noqa: E402
 
+# Chapters that already compute every number on both sets of PyTorch CPU kernels themselves: the
+# fingerprints page trains each fingerprint in its own kernel and again in a subprocess on the other
+# set, and every output it shows is glued or marked nbval-ignore-output. nbval's re-execution on the
+# other kernels would repeat exactly those two computations (about two minutes of one core), so its
+# reference notebook is not collected; the build's glued values are still compared with the manifest
+# (test_book.py). tests/test_book_plumbing.py checks that each chapter named here still does both.
+CHECKS_BOTH_KERNELS_ITSELF = ("fingerprints",)
+
 collect_ignore_glob = [
     str(folder / "notebooks" / "*.ipynb")
     for folder in REFERENCE.iterdir()
     if folder.is_dir() and folder.name != current_profile()
 ] if REFERENCE.exists() else []
+collect_ignore_glob += [str(REFERENCE / current_profile() / "notebooks" / f"{chapter}.ipynb")
+                        for chapter in CHECKS_BOTH_KERNELS_ITSELF]
 
 # One log per test process: a process runs one notebook at a time, its cells in order.
 GLUE_LOG = Path(tempfile.mkdtemp(prefix="vitbias-glue-")) / "glued.jsonl"

@@ -133,3 +133,20 @@ def test_an_equality_a_theorem_guarantees_is_glued_as_shown_or_not_shown_never_a
     assert glued["e"] == "the same"
     assert not book.glue_equivalent("e", a, [0.60, 0.65, 0.70], 0.05, equal="the same", unresolved="not shown")
     assert glued["e"] == "not shown"
+
+
+def test_a_chapter_nbval_leaves_out_computes_on_both_kernel_sets_and_shows_nothing_unglued():
+    import json
+    from pathlib import Path
+
+    from tests.conftest import CHECKS_BOTH_KERNELS_ITSELF, collect_ignore_glob
+    from tools.booktools import REFERENCE, ROOT
+
+    for chapter in CHECKS_BOTH_KERNELS_ITSELF:
+        source = (ROOT / "book" / f"{chapter}.md").read_text()
+        assert "fingerprints_on_other_kernels(" in source, f"{chapter} no longer runs the other kernel set"
+        notebook = REFERENCE / profile.current_profile() / "notebooks" / f"{chapter}.ipynb"
+        assert str(notebook) in collect_ignore_glob
+        for cell in json.loads(Path(notebook).read_text())["cells"]:
+            if cell["cell_type"] == "code" and cell.get("outputs"):
+                assert "nbval-ignore-output" in cell["metadata"].get("tags", []), cell["source"]

@@ -150,3 +150,22 @@ def test_a_chapter_nbval_leaves_out_computes_on_both_kernel_sets_and_shows_nothi
         for cell in json.loads(Path(notebook).read_text())["cells"]:
             if cell["cell_type"] == "code" and cell.get("outputs"):
                 assert "nbval-ignore-output" in cell["metadata"].get("tags", []), cell["source"]
+
+
+def test_a_spread_table_shows_each_quantitys_mean_and_range_over_seeds_for_each_size():
+    from vitbias.book import spread_table
+
+    table = spread_table({"accuracy": {50: [0.1, 0.2, 0.3], 800: [0.5, 0.7, 0.6]}}, sizes=(50, 800))
+    header, rule, row = table.splitlines()
+    assert header == "| | 50 images | 800 images |"
+    assert rule == "|---|---|---|"
+    assert row == "| accuracy | 0.20 (0.10 to 0.30) | 0.60 (0.50 to 0.70) |"
+
+
+@pytest.mark.parametrize("rows, sizes", [({}, (50,)), ({"a": {50: [1.0]}}, ()), ({"a": {50: [1.0]}}, (50, 800)),
+                                         ({"a": {50: []}}, (50,)), ({"a": {50: [float("nan")]}}, (50,))])
+def test_a_spread_table_refuses_missing_sizes_and_empty_or_non_finite_samples(rows, sizes):
+    from vitbias.book import spread_table
+
+    with pytest.raises(ValueError):
+        spread_table(rows, sizes)

@@ -9,7 +9,8 @@ def test_every_kind_of_run_the_book_trains_has_a_fingerprint():
     budget = profile.budget("quick")
     kinds = fingerprint.kinds(budget)
     routes = {runs.run_key(c) for c in kinds.values()}
-    for name, (route, augment) in plan.prior_routes(budget).items():
+    every_route = {plan.LOCAL_ROUTE_NAME: (plan.LOCAL_ROUTE, None), **plan.prior_routes(budget)}
+    for name, (route, augment) in every_route.items():
         assert runs.run_key(runs.experiment(budget, "vit", budget.train_sizes[-1], 0, route=route,
                                             augment=augment)) in routes, name
     assert {"cnn", "vit", "shuffled", "erasing_cnn", "erasing_vit", "pretraining", "texture_random"} <= set(kinds)

@@ -23,7 +23,62 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
     assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(priors["ViT", n, s, 0.0])
     assert runs.run_key(crossover["cnn", n, s, "patches shuffled"]) == runs.run_key(priors["CNN", n, s, 1.0])
     assert runs.run_key(lab["conv stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
-    assert runs.run_key(plan.locality(budget)["stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
+    locality = plan.locality(budget)
+    for key, config in locality.items():
+        if key[0] != "stem":
+            n_grid, s_grid, shuffled = key
+            assert runs.run_key(config) == runs.run_key(priors["ViT, finer grid", n_grid, s_grid, shuffled])
+
+
+@pytest.mark.parametrize("name", ["quick", "gpu", "full"])
+def test_the_locality_grid_has_six_patches_a_side_or_more_and_a_radius_one_window_opens_at_most_a_quarter(name):
+    from vitbias import masks
+
+    budget = profile.budget(name)
+    grid, patch = plan.locality_grid(budget)
+    assert grid >= plan.MIN_LOCALITY_GRID and grid * patch == budget.vit["img_size"]
+    assert masks.allowed_pairs(grid, grid, 1, 1) <= (grid * grid + 1) ** 2 / 4
+    for config in plan.locality(budget).values():
+        assert config["model"]["patch_size"] == patch
+
+
+def test_the_gpu_profile_takes_a_larger_locality_grid_than_the_quick_one():
+    assert plan.locality_grid(profile.budget("gpu"))[0] > plan.locality_grid(profile.budget("quick"))[0]
+
+
+def test_a_run_on_the_locality_grid_changes_only_the_vits_patch_and_the_keywords_of_the_locality_vit():
+    budget = profile.budget("quick")
+    changes = plan.locality_vit(budget)
+    for options in ({}, {"permute": 1.0}, {"route": {"stem": True}}, {"route": plan.LOCAL_ROUTE}):
+        config = plan.on_locality_grid(budget, 800, 1, **options)
+        testbed = runs.experiment(budget, "vit", 800, 1, patch=changes["patch_size"], **options)
+        assert config["data"] == testbed["data"] and config["train"] == testbed["train"]
+        assert config["model"] == {**testbed["model"], **changes}
+        assert config["model"]["embed_dim"] == budget.vit["embed_dim"]
+
+
+def test_a_budget_that_is_no_profile_halves_its_patch_until_its_grid_is_large_enough():
+    from dataclasses import replace
+
+    budget = profile.budget("quick")
+    other = replace(budget, seeds=(7,))
+    assert plan.locality_vit(other) == {"patch_size": 4}
+    fine = replace(budget, vit={**budget.vit, "patch_size": 2}, seeds=(7,))
+    assert plan.locality_vit(fine) == {}
+    odd = replace(budget, vit={**budget.vit, "img_size": 15, "patch_size": 5}, seeds=(7,))
+    with pytest.raises(ValueError, match="no patch size"):
+        plan.locality_vit(odd)
+
+
+def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shuffled_at_the_larger():
+    budget = profile.budget("quick")
+    small, large = plan.locality_sizes(budget)
+    local = {key[1:]: c for key, c in plan.priors(budget).items() if key[0] == plan.LOCAL_ROUTE_NAME}
+    assert set(local) == {(n, s, p) for n in (small, large) for s in budget.seeds
+                          for p in ((0.0, 1.0) if n == large else (0.0,))}
+    grid, patch = plan.locality_grid(budget)
+    assert all(c["model"]["patch_size"] == patch and c["model"]["local_radius"] == 1 for c in local.values())
+    assert plan.LOCAL_ROUTE_NAME not in plan.prior_routes(budget)
 
 
 def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts_the_missing(tmp_path):

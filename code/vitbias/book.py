@@ -242,6 +242,32 @@ def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unre
     return shown
 
 
+def spread_table(rows: dict, sizes) -> str:
+    """A Markdown table of trained quantities against training-set size: the mean over seeds and their range.
+
+    ``rows`` maps a quantity's name to ``{size: samples}`` (one value per
+    seed); ``sizes`` orders the columns. Each cell reads ``mean (min to
+    max)``, to two decimals. Shown for the spread; the glued means are what the
+    drift check compares.
+    """
+    sizes = list(sizes)
+    if not sizes or not rows:
+        raise ValueError("a spread table needs at least one quantity and one size")
+    lines = ["| | " + " | ".join(f"{n:,} images" for n in sizes) + " |", "|---" * (len(sizes) + 1) + "|"]
+    for name, by_size in rows.items():
+        missing = [n for n in sizes if n not in by_size]
+        if missing:
+            raise ValueError(f"{name!r} has no samples for the sizes {missing}")
+        cells = []
+        for n in sizes:
+            values = np.atleast_1d(np.asarray(by_size[n], dtype=float))
+            if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+                raise ValueError(f"{name!r} at {n}: samples must be a non-empty 1-D array of finite values")
+            cells.append(f"{values.mean():.2f} ({values.min():.2f} to {values.max():.2f})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def build_record() -> dict[str, str]:
     """How this build was made: profile, device and library versions."""
     import matplotlib

@@ -54,7 +54,9 @@ def kinds(budget) -> dict[str, dict]:
              "erasing_vit": _runs.experiment(budget, "vit", n, 0, erase=_plan.ERASE)}
     slugs = {"local (radius 1)": "local", "gated positional": "gated", "relative bias": "relative",
              "conv stem": "stem", "crop and flip": "crop_flip_vit", "distilled from the CNN": "distilled"}
-    for name, (route, augment) in _plan.prior_routes(budget).items():
+    # Hard locality trains on the locality grid; its code path is the mask's on any grid.
+    routes = {_plan.LOCAL_ROUTE_NAME: (_plan.LOCAL_ROUTE, None), **_plan.prior_routes(budget)}
+    for name, (route, augment) in routes.items():
         found[slugs[name]] = _runs.experiment(budget, "vit", n, 0, route=route, augment=augment)
     if budget.dataset["name"] == "shapes":
         for texture in ("predictive", "random"):

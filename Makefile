@@ -108,8 +108,9 @@ site-check:
 
 # The built site in a browser (tools/sitetest.py, driven by Playwright), after `make book`: Playwright into
 # .venv (tools/requirements-site.txt, once), Chromium from the system's packages (apt-get, when it is missing),
-# then the checker's own test on tests/site/, then every page of _build/html as a test of its own
-# (tools/test_site_pages.py), with a screenshot of each in _build/site-test/. `make test` ends with it.
+# then the checker's own test on tests/site/ and, side by side with it (each is mostly one process),
+# every page of _build/html as a test of its own (tools/test_site_pages.py), with a screenshot of each
+# in _build/site-test/; the checker's own report is printed after the pages'. `make test` ends with it.
 SITE_STAMP := $(VENV)/.installed-site-test
 
 $(SITE_STAMP): tools/requirements-site.txt $(STAMP)
@@ -118,8 +119,11 @@ $(SITE_STAMP): tools/requirements-site.txt $(STAMP)
 
 site-test: $(SITE_STAMP)
 	$(BIN)/python -m tools.sitetest --install
-	$(BIN)/python -m pytest tools/test_sitetest.py -p no:cacheprovider -q
-	BOOK_SITE_HTML=$(abspath _build/html) $(BIN)/python -m pytest tools/test_site_pages.py -p no:cacheprovider -q
+	@mkdir -p _build
+	@$(BIN)/python -m pytest tools/test_sitetest.py -p no:cacheprovider -q > _build/site-selftest.log 2>&1 & \
+	BOOK_SITE_HTML=$(abspath _build/html) $(BIN)/python -m pytest tools/test_site_pages.py -p no:cacheprovider -q; \
+	pages=$$?; wait $$!; own=$$?; echo "the checker's own test (tools/test_sitetest.py):"; \
+	cat _build/site-selftest.log; [ $$pages -eq 0 ] && [ $$own -eq 0 ]
 
 bench: $(STAMP)
 	$(BIN)/python -m tools.bench

@@ -157,10 +157,10 @@ def crossover(budget) -> dict:
 # far and a radius-1 window leaves at most a quarter of the attention pairs open. Per profile, the
 # keywords of the budget's ViT that change. quick: 4-px patches (8 x 8) in two blocks instead of
 # four, at the testbed's width and heads: four blocks on 65 tokens train about 3.4 times as long as
-# the testbed's ViT (66 s against 19 s at 800 images, one thread), two blocks half that, and the
-# four-block model learned no more locality (first layer 0.93 of uniform at 2,000 images). gpu: a
-# larger grid still,
-# 2-px patches (16 x 16) at the budget's width. full: TinyViT-full reads an 8 x 8 grid already.
+# the testbed's ViT (66 s against 19 s at 800 images, one thread), two blocks about half that, and
+# the four-block model learned no more locality (first layer 0.93 of uniform at 2,000 images).
+# gpu: a larger grid still, 2-px patches (16 x 16) at the budget's size. full: TinyViT-full reads
+# an 8 x 8 grid already.
 MIN_LOCALITY_GRID = 6
 LOCALITY_VITS = {"quick": {"patch_size": 4, "depth": 2},
                  "gpu": {"patch_size": 2},
@@ -198,7 +198,7 @@ def locality_sizes(budget) -> tuple[int, int]:
 
 def on_locality_grid(budget, train_size: int, seed: int, **options) -> dict:
     """The run config of the ViT on the locality grid: :func:`vitbias.runs.experiment` with the patch
-    and the width of :func:`locality_vit`; ``options`` are that function's (``permute``, ``route``)."""
+    and the other keywords of :func:`locality_vit`; ``options`` are that function's (``permute``, ``route``)."""
     changes = locality_vit(budget)
     config = runs.experiment(budget, "vit", train_size, seed, patch=changes.pop("patch_size", None), **options)
     config["model"] = {**config["model"], **changes}
@@ -239,7 +239,8 @@ def priors(budget) -> dict:
         for s in seeds:
             for p in ((0.0, 1.0) if n == large else (0.0,)):
                 wanted["ViT, finer grid", n, s, p] = on_locality_grid(budget, n, s, permute=p)
-                wanted[LOCAL_ROUTE_NAME, n, s, p] = on_locality_grid(budget, n, s, route=LOCAL_ROUTE, permute=p)
+                wanted[LOCAL_ROUTE_NAME, n, s, p] = on_locality_grid(budget, n, s, route=LOCAL_ROUTE,
+                                                                     permute=p)
     return wanted
 
 

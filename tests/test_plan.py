@@ -20,7 +20,9 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
     budget = profile.budget("quick")
     n, s = budget.train_sizes[-1], budget.seeds[0]
     crossover, priors, lab = plan.crossover(budget), plan.priors(budget), plan.lab(budget)
-    assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(priors["ViT", n, s, 0.0])
+    assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(lab["vit", n, s])
+    assert runs.run_key(crossover["vit", s]) == runs.run_key(lab["vit", "recipe", s])
+    assert runs.run_key(crossover["cnn", n, s, "plain"]) == runs.run_key(priors["CNN", n, s, 0.0])
     assert runs.run_key(crossover["cnn", n, s, "patches shuffled"]) == runs.run_key(priors["CNN", n, s, 1.0])
     assert runs.run_key(lab["conv stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
     locality = plan.locality(budget)
@@ -143,6 +145,30 @@ def test_the_vit_is_trained_in_the_most_scrambled_world_and_the_controls_at_the_
     small, large = plan.world_check_sizes(budget)
     most = plan.ladder(budget)[-1]
     assert vit_worlds == {(small, most), (large, most)} | {(large, c) for c in plan.CONTROL_WORLDS}
+
+
+def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_one_vit_under_half():
+    budget = profile.budget("quick")
+    wanted = plan.crossover(budget)
+    for key, config in wanted.items():
+        if key == "pretraining" or key[1] == "half steps":
+            continue
+        model = key[0]
+        assert config["train"]["steps"] == budget.steps(config["data"]["train"], model)
+    largest = wanted["vit", budget.train_sizes[-1], budget.seeds[0], "plain"]
+    half = wanted["vit", "half steps", budget.seeds[0]]
+    assert half["train"]["steps"] == largest["train"]["steps"] // 2
+    assert half["train"]["warmup"] == half["train"]["steps"] // 10
+    assert {**half, "train": None} == {**largest, "train": None}
+    # the ViT's rule gives it more steps than the shared rule where the shared one caps it
+    assert budget.steps(budget.train_sizes[-1], "vit") > budget.steps(budget.train_sizes[-1])
+
+
+def test_a_run_of_one_step_cannot_be_halved():
+    config = runs.experiment(profile.budget("quick"), "cnn", 50, 0)
+    config["train"] = {**config["train"], "steps": 1, "warmup": 0}
+    with pytest.raises(ValueError, match="cannot be halved"):
+        plan.halved(config)
 
 
 def test_an_unknown_world_is_refused():

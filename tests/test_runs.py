@@ -1,5 +1,7 @@
 """The run cache: a hit returns the stored model, any change trains anew."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -92,6 +94,36 @@ def test_the_step_budget_grows_with_the_set_between_its_floor_and_its_cap():
     n = 1000  # inside the band: epochs passes over the set
     assert budget.min_steps < budget.steps(n) < budget.max_steps
     assert budget.steps(n) == round(budget.epochs * n / budget.train["batch_size"])
+
+
+def test_the_cnn_fits_under_the_shared_rule_and_the_vit_under_twice_the_passes_uncapped_to_the_largest_set():
+    budget = profile.budget("quick")
+    for n in (1, 50, 125, 300, 800, 2000, 5000):
+        assert budget.steps(n, "cnn") == budget.steps(n)
+    vit = budget.fitted["vit"]
+    for n in budget.train_sizes:
+        passes = round(vit["epochs"] * n / budget.train["batch_size"])
+        assert budget.steps(n, "vit") == min(vit["max_steps"], max(budget.min_steps, passes))
+    assert budget.steps(budget.train_sizes[-1], "vit") == vit["max_steps"] == 2500
+
+
+@pytest.mark.parametrize("fitted, match", [
+    ({"mlp": {"epochs": 10}}, "fitted maps"),
+    ({"vit": {"lr": 1e-3}}, "fitted maps"),
+    ({"vit": {"min_steps": 900, "max_steps": 800}}, "fitting rule"),
+    ({"vit": {"epochs": 0}}, "fitting rule"),
+])
+def test_a_fitting_rule_for_an_unknown_model_or_outside_the_step_rule_is_refused(fitted, match):
+    with pytest.raises(ValueError, match=match):
+        replace(profile.budget("quick"), fitted=fitted)
+
+
+def test_a_step_rule_for_an_unknown_model_and_a_fit_that_is_not_a_bool_are_refused():
+    budget = profile.budget("quick")
+    with pytest.raises(ValueError, match="model must be one of"):
+        budget.steps(100, "mlp")
+    with pytest.raises(ValueError, match="fit must be True or False"):
+        runs.experiment(budget, "vit", 100, 0, fit="yes")
 
 
 @pytest.mark.parametrize("change, match", [

@@ -123,8 +123,17 @@ def world_check_sizes(budget) -> tuple[int, int]:
     return sizes[len(sizes) // 2], sizes[-2]
 
 
+def halved(config: dict) -> dict:
+    """``config`` with half its steps (and a tenth of those as warm-up): is the full budget compute-limited?"""
+    steps = config["train"]["steps"] // 2
+    if steps < 1:
+        raise ValueError(f"a run of {config['train']['steps']} steps cannot be halved")
+    return {**config, "train": {**config["train"], "steps": steps, "warmup": steps // 10}}
+
+
 def crossover(budget) -> dict:
-    """The runs of the crossover chapter, by key:
+    """The runs of the crossover chapter, by key, each model under the step rule under which it fits
+    its training set (``runs.experiment(..., fit=True)``):
 
     - ``(model, n, seed, "plain")``: both models' learning curves on the plain images;
     - ``("cnn", n, seed, world)``: the CNN's curve in every other world of the ladder (:func:`ladder`);
@@ -132,21 +141,24 @@ def crossover(budget) -> dict:
       at the two sizes of :func:`world_check_sizes`;
     - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
     - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
+    - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, first seed;
     - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
     """
     sizes, seeds = budget.train_sizes, budget.seeds
     made, rungs = worlds(budget), ladder(budget)
-    wanted = {(m, n, s, "plain"): runs.experiment(budget, m, n, s) for m in MODELS for n in sizes for s in seeds}
-    wanted |= {("cnn", n, s, w): runs.experiment(budget, "cnn", n, s, **made[w])
-               for w in rungs[1:] for n in sizes for s in seeds}
+
+    def fitted(model, n, seed, **options):
+        return runs.experiment(budget, model, n, seed, fit=True, **options)
+
+    wanted = {(m, n, s, "plain"): fitted(m, n, s) for m in MODELS for n in sizes for s in seeds}
+    wanted |= {("cnn", n, s, w): fitted("cnn", n, s, **made[w]) for w in rungs[1:] for n in sizes for s in seeds}
     checked = world_check_sizes(budget)
-    wanted |= {("vit", n, s, rungs[-1]): runs.experiment(budget, "vit", n, s, **made[rungs[-1]])
-               for n in checked for s in seeds}
-    wanted |= {(m, checked[-1], s, w): runs.experiment(budget, m, checked[-1], s, **made[w])
+    wanted |= {("vit", n, s, rungs[-1]): fitted("vit", n, s, **made[rungs[-1]]) for n in checked for s in seeds}
+    wanted |= {(m, checked[-1], s, w): fitted(m, checked[-1], s, **made[w])
                for m in MODELS for w in CONTROL_WORLDS for s in seeds}
     switched = not budget.train["augment"]
-    wanted |= {(m, s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched)
-               for m in MODELS for s in seeds}
+    wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in MODELS for s in seeds}
+    wanted["vit", "half steps", seeds[0]] = halved(wanted["vit", sizes[-1], seeds[0], "plain"])
     if "data" in budget.pretrain:
         wanted["pretraining"] = runs.pretraining(budget)
     return wanted
@@ -287,18 +299,23 @@ def symmetry(budget) -> dict:
 
 
 def lab(budget) -> dict:
-    """The lab's runs: the curves ``(model, n, seed)``, the recipe switched ``(model, "recipe", seed)``,
-    and the board of routes at the challenge's size ``(name, seed)``; all of them other chapters' runs."""
+    """The lab's runs: the curves ``(model, n, seed)`` and the recipe switched ``(model, "recipe", seed)``
+    (the crossover chapter's, each model fitting its training set), and the board at the challenge's
+    size ``(name, seed)``: the routes, the plain ViT and the CNN under the entry's step budget (the
+    priors chapter's); all of them other chapters' runs."""
     from .lab import challenge_size
 
     sizes, seeds = budget.train_sizes, budget.seeds
-    wanted = {(m, n, s): runs.experiment(budget, m, n, s) for m in MODELS for n in sizes for s in seeds}
+    wanted = {(m, n, s): runs.experiment(budget, m, n, s, fit=True) for m in MODELS for n in sizes for s in seeds}
     switched = not budget.train["augment"]
-    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched)
+    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched, fit=True)
                for m in MODELS for s in seeds}
     n = challenge_size(budget)
     wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment)
                for name, (route, augment) in prior_routes(budget).items() for s in seeds}
+    # the board's plain models, under the entry's step budget (lab.enter trains as the plain ViT's run)
+    wanted |= {(name, s): runs.experiment(budget, m, n, s) for name, m in (("plain ViT", "vit"), ("CNN", "cnn"))
+               for s in seeds}
     return wanted
 
 

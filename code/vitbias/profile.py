@@ -75,7 +75,13 @@ class Budget:
       (``TINY_VIT_QUICK``, ``TINY_VIT_FULL``) by ``vitbias.models.vit_spec``;
     - ``pretrain``: how the "prior bought elsewhere" is obtained: a run on other
       generated labels (its data and step count), or (``full``) the pretrained
-      timm ViT-Ti/16 from the local cache (``{"timm": name}``).
+      timm ViT-Ti/16 from the local cache (``{"timm": name}``);
+    - ``fitted``: per model (``"cnn"``, ``"vit"``), the changes to ``epochs``,
+      ``min_steps`` and ``max_steps`` under which that model fits its training
+      set at every size (:meth:`steps` with ``model``); a model not named fits
+      under the shared rule. The quick profile's TinyViT needs about twice the
+      passes of the CNN and no cap below its largest set (measured: 0.905 of
+      2,000 images fitted in 800 steps, 1.000 in 2,500).
     """
 
     dataset: dict
@@ -92,6 +98,7 @@ class Budget:
     cnn: dict
     vit: dict
     pretrain: dict = field(default_factory=dict)
+    fitted: dict = field(default_factory=dict)
 
     def __post_init__(self):
         sizes = self.train_sizes
@@ -107,13 +114,32 @@ class Budget:
                 raise ValueError(f"{name} must be one of the train_sizes {sizes}, got {getattr(self, name)}")
         if {"steps", "warmup", "seed"} & set(self.train):
             raise ValueError("the budget's recipe leaves steps, warmup and seed to each run")
+        for model, rule in self.fitted.items():
+            if model not in STEP_MODELS or not isinstance(rule, dict) or not set(rule) <= set(STEP_RULE):
+                raise ValueError(f"fitted maps a model of {STEP_MODELS} to changes of {STEP_RULE}, "
+                                 f"got {model!r}: {rule!r}")
+            epochs, low, high = (rule.get(key, getattr(self, key)) for key in STEP_RULE)
+            if not 1 <= low <= high or epochs <= 0:
+                raise ValueError(f"the {model}'s fitting rule needs epochs > 0 and 1 <= min_steps <= "
+                                 f"max_steps, got {epochs}, {low}, {high}")
 
-    def steps(self, train_size: int) -> int:
-        """The step budget on ``train_size`` images: ``epochs`` passes, clipped to [min_steps, max_steps]."""
+    def steps(self, train_size: int, model: str | None = None) -> int:
+        """The step budget on ``train_size`` images: ``epochs`` passes, clipped to [min_steps, max_steps].
+
+        With ``model`` (``"cnn"`` or ``"vit"``), the rule under which that model
+        fits its training set: the shared rule changed by ``fitted[model]``.
+        """
         if not (isinstance(train_size, (int, np.integer)) and train_size >= 1):
             raise ValueError(f"train_size must be a positive integer, got {train_size!r}")
-        passes = round(self.epochs * train_size / self.train["batch_size"])
-        return int(min(self.max_steps, max(self.min_steps, passes)))
+        if model is not None and model not in STEP_MODELS:
+            raise ValueError(f"model must be one of {STEP_MODELS} or None, got {model!r}")
+        rule = {key: getattr(self, key) for key in STEP_RULE} | self.fitted.get(model, {})
+        passes = round(rule["epochs"] * train_size / self.train["batch_size"])
+        return int(min(rule["max_steps"], max(rule["min_steps"], passes)))
+
+
+STEP_MODELS = ("cnn", "vit")
+STEP_RULE = ("epochs", "min_steps", "max_steps")
 
 
 RECIPE = {"batch_size": 64, "lr": 2e-3, "weight_decay": 0.05, "schedule": "cosine", "augment": False}
@@ -135,6 +161,8 @@ BUDGETS = {
         vit=vit_spec(TINY_VIT_QUICK),
         pretrain={"data": {**SHAPES, "seed": 1, "classes": "other", "train": 20000, "test": 2000},
                   "steps": 1000},
+        # The CNN fits every set under the shared rule; the TinyViT, in twice the passes, uncapped.
+        fitted={"vit": {"epochs": 80, "max_steps": 2500}},
     ),
     # One GPU, the same generated world at scale: from the quick profile's smallest
     # set (where the CNN is below its ceiling) up to 200,000 images, in batches of

@@ -281,12 +281,14 @@ def _store(entry: Path, config: dict, model: nn.Module, metrics: dict) -> None:
 def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: bool | None = None,
                permute: float = 0.0, route: dict | None = None, texture: str | None = None,
                erase: float = 0.0, world: dict | None = None, region: str | None = None,
-               patch: int | None = None) -> dict:
+               patch: int | None = None, fit: bool = False) -> dict:
     """The run config of ``model`` (``"cnn"`` or ``"vit"``) on ``train_size`` images of ``budget``.
 
     ``seed`` draws the training set, the initial weights and the batches; the
     test set is the budget's, the same for every run. The step count is
-    ``budget.steps(train_size)`` with a tenth of it as warm-up. ``augment``
+    ``budget.steps(train_size)`` with a tenth of it as warm-up; with ``fit``,
+    ``budget.steps(train_size, model)``, the model's rule under which it fits
+    its training set (``Budget.fitted``). ``augment``
     overrides the budget's recipe; ``permute`` moves that fraction of the
     patches of every image (the ViT's patch grid, ``budget.permutation_seed``).
     ``route`` (ViT only) switches on routes of :class:`vitbias.priors.RouteViT`;
@@ -319,7 +321,9 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
                               or image_size % patch):
         raise ValueError(f"patch (ViT only) must divide the image size {image_size}, got {patch!r} for {model!r}")
     patch = int(budget.vit["patch_size"] if patch is None else patch)
-    steps = budget.steps(train_size)
+    if not isinstance(fit, bool):
+        raise ValueError(f"fit must be True or False, got {fit!r}")
+    steps = budget.steps(train_size, model if fit else None)
     data = {**budget.dataset, "train": int(train_size), "test": budget.test_size,
             "seed": int(seed), "test_seed": budget.dataset.get("seed", 0)}
     if budget.dataset["name"] == "cifar10":
@@ -346,7 +350,7 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
     if route is not None:
         spec = {**spec, "kind": "route", **route}
         if route.get("distill"):
-            recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute,
+            recipe["teacher"] = experiment(budget, "cnn", train_size, seed, augment=augment, permute=permute, fit=fit,
                                            world=world, region=region)
     return {"data": data, "model": spec, "train": recipe}
 

@@ -8,6 +8,7 @@ Used by the Makefile and the tests:
     python -m tools.booktools record            # after a build: remember what it was made from
     python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
     python -m tools.booktools reference [--profile quick] [CHAPTER ...]
+    python -m tools.booktools noise [--other-kernels FOLDER [--train]]   # one run's sd from the run cache
 """
 
 from __future__ import annotations
@@ -536,6 +537,52 @@ def check_chapter(stem: str) -> list[str]:
     return problems
 
 
+# The runs trained again on the other kernel set for the noise measurement: the crossover chapter's
+# learning curves of both models on the plain images (the other groups count their seeds only).
+OTHER_KERNEL_RUNS = ("from vitbias import plan, profile, runs\n"
+                     "wanted = plan.crossover(profile.budget())\n"
+                     "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and len(k) == 4 "
+                     "and k[3] == 'plain'])\n")
+
+
+def other_kernels_env(env=None) -> dict:
+    """``env`` (default: this process's) switched to the other set of PyTorch CPU kernels: the generic
+    ones (``ATEN_CPU_CAPABILITY=default``), or the native ones when it names the generic ones."""
+    env = dict(os.environ if env is None else env)
+    if env.get("ATEN_CPU_CAPABILITY") == "default":
+        env.pop("ATEN_CPU_CAPABILITY")
+    else:
+        env["ATEN_CPU_CAPABILITY"] = "default"
+    return env
+
+
+def train_on_other_kernels(folder: Path) -> None:
+    """Train :data:`OTHER_KERNEL_RUNS` into the run cache ``folder`` on the other kernel set."""
+    import subprocess
+
+    env = other_kernels_env() | {"VITBIAS_RUNS": str(folder), "PYTHONPATH": str(ROOT / "code")}
+    subprocess.run([sys.executable, "-c", OTHER_KERNEL_RUNS], env=env, check=True, cwd=ROOT)
+
+
+def write_noise(profile_name: str, other_kernels=(), module: Path | None = None) -> dict:
+    """Measure the crossover chapter's one-run sds from the run cache (and ``other_kernels``, caches of
+    the same runs on the other kernel set) and write them, beside the other profiles' measurements,
+    into the generated module ``vitbias.noise_measured``; returns this profile's record."""
+    from vitbias import noise, profile, runs
+
+    module = module or noise.MEASURED_MODULE
+    folders = [runs.runs_folder(), *map(Path, other_kernels)]
+    for folder in folders[1:]:
+        if not folder.is_dir():
+            raise ValueError(f"no run cache at {folder}")
+    record = {"kinds": noise.measure_crossover(profile.budget(profile_name), folders),
+              "kernel_sets": len(folders)}
+    table = dict(noise.measured_table())
+    table[profile_name] = {**table.get(profile_name, {}), "crossover": record}
+    module.write_text(noise.module_source(table))
+    return record
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -548,6 +595,11 @@ def main(argv=None) -> int:
     sub.add_parser("execute", help="execute the chapters the build would execute, side by side, into its cache")
     check = sub.add_parser("check", help="execute one chapter and compare it with the reference")
     check.add_argument("chapter")
+    noise = sub.add_parser("noise", help="measure one run's sd per kind from the run cache into vitbias.noise_measured")
+    noise.add_argument("--other-kernels", action="append", default=[],
+                       help="a run cache of the same runs trained on the other CPU kernel set (repeatable)")
+    noise.add_argument("--train", action="store_true",
+                       help="first train the crossover's learning curves into each --other-kernels cache")
     args = parser.parse_args(argv)
     if args.command == "invalidate":
         stale = invalidate()
@@ -566,6 +618,13 @@ def main(argv=None) -> int:
     elif args.command == "record":
         record_keys()
         record_chapter_seconds()
+    elif args.command == "noise":
+        for folder in args.other_kernels if args.train else ():
+            train_on_other_kernels(Path(folder))
+        measured = write_noise(current_profile(), args.other_kernels)
+        for kind, entry in measured["kinds"].items():
+            print(f"crossover {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
+                  f"{entry['largest_in']}, {entry['runs']} runs over {measured['kernel_sets']} kernel set(s))")
     elif args.command == "check":
         problems = check_chapter(args.chapter)
         print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")

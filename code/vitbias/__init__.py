@@ -64,6 +64,10 @@ depends on training, nor training on the book.
 - ``probe``: linear probes on frozen features;
 - ``fingerprint``: short trainings of every kind of run, which any change of
   code moves.
+- ``noise``: one run's standard deviation, measured from the run cache over
+  seeds and kernel sets, from which the bands of trained numbers are made;
+- ``noise_measured``: what ``python -m tools.booktools noise`` measured
+  (generated).
 
 5. Book helpers and figures
 

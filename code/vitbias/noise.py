@@ -1,0 +1,156 @@
+"""One run's standard deviation, measured from the run cache: what the book's bands are made of.
+
+A trained number moves from one build to the next as a run of another seed
+would: another CPU sums in another order, and a long training amplifies the
+difference (:func:`vitbias.book.glue_trained`). So the band of a trained mean
+is a multiple of one run's standard deviation, and that standard deviation is
+measured, not guessed: over the seeds of each group of runs that differ only
+by their seed, pooled with the same runs trained on the other set of CPU
+kernels when a second run cache holds them (``ATEN_CPU_CAPABILITY=default``
+against the build's own). A kind of number (the CNN's test accuracy, the
+TinyViT's, a training accuracy) takes the largest standard deviation over its
+groups, rounded up to :data:`STEP`.
+
+``python -m tools.booktools noise`` measures the chapters' kinds from the run
+cache (and, with ``--other-kernels``, a second one) and writes them to the
+generated module ``noise_measured`` (:func:`module_source`); a chapter reads
+them with :func:`one_run_sd`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from . import profile as _profile
+from . import runs as _runs
+
+MEASURED_MODULE = Path(__file__).with_name("noise_measured.py")
+STEP = 0.005  # sds are rounded up to this, and never below it: a test accuracy on 2,000 images resolves 0.0005
+
+
+def rounded_up(sd: float) -> float:
+    """``sd`` rounded up to a multiple of :data:`STEP`, at least one step."""
+    if not (sd >= 0 and math.isfinite(sd)):
+        raise ValueError(f"a standard deviation must be finite and non-negative, got {sd!r}")
+    return round(max(1, math.ceil(sd / STEP - 1e-9)) * STEP, 6)
+
+
+def largest_sd(groups: dict) -> tuple[float, object]:
+    """``(sd, group)``: the largest sample standard deviation (``ddof=1``) over ``groups``, and which.
+
+    ``groups`` maps a name to the values of runs that differ only by seed (and
+    kernel set); every group needs at least two values.
+    """
+    if not groups:
+        raise ValueError("no groups of runs to measure a standard deviation from")
+    found = []
+    for name, values in groups.items():
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 1 or len(values) < 2 or not np.all(np.isfinite(values)):
+            raise ValueError(f"group {name!r} needs two or more finite values, got {values!r}")
+        found.append((float(values.std(ddof=1)), name))
+    return max(found, key=lambda pair: pair[0])
+
+
+def cached_metric(config: dict, folders, metric: str) -> list[float]:
+    """The ``metric`` of the run ``config`` in each of ``folders`` that holds it (one value per folder)."""
+    key = _runs.run_key(config)
+    values = []
+    for folder in folders:
+        path = Path(folder) / key / "metrics.json"
+        if path.is_file():
+            values.append(float(json.loads(path.read_text())[metric]))
+    return values
+
+
+def group_values(groups: dict, folders, metric: str) -> dict:
+    """``groups`` (name -> the configurations of its seeds) as name -> the ``metric`` of every run of
+    the group found in ``folders``: seeds times run caches. A seed missing from the first folder
+    (the build's own cache) raises ``ValueError``: the measurement would be of fewer seeds."""
+    folders = list(folders)
+    found = {}
+    for name, configs in groups.items():
+        values = []
+        for config in configs:
+            got = cached_metric(config, folders, metric)
+            if not got or not (Path(folders[0]) / _runs.run_key(config)).is_dir():
+                raise ValueError(f"the run cache {folders[0]} lacks a seed of {name!r}: build the book first")
+            values += got
+        found[name] = values
+    return found
+
+
+def crossover_groups(budget) -> dict[str, dict]:
+    """The crossover chapter's runs as groups that differ only by seed, by kind of number:
+    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe) and
+    ``"train"`` (training accuracy of either). The half-step run and the pretraining run are
+    single runs and stay out."""
+    from .plan import crossover
+
+    groups: dict[tuple, list] = {}
+    for key, config in crossover(budget).items():
+        if not isinstance(key, tuple) or key[1] == "half steps":
+            continue
+        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe")
+        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe")
+        groups.setdefault(name, []).append(config)
+    return {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
+            for kind in ("cnn", "vit", "train")}
+
+
+METRIC = {"cnn": "test_accuracy", "vit": "test_accuracy", "train": "train_accuracy"}
+
+
+def measure_crossover(budget, folders) -> dict[str, dict]:
+    """Per kind of :func:`crossover_groups`: the rounded sd, the raw one, the group it comes from and
+    how many runs it pooled (``folders``: the build's run cache first, then any other kernel set's)."""
+    measured = {}
+    for kind, groups in crossover_groups(budget).items():
+        values = group_values(groups, folders, METRIC[kind])
+        sd, where = largest_sd(values)
+        measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": " / ".join(map(str, where)),
+                          "runs": sum(len(v) for v in values.values())}
+    return measured
+
+
+def module_source(measured: dict) -> str:
+    """The source of the generated module ``noise_measured``: ``MEASURED``, profile -> chapter -> its
+    record (``kinds``: kind -> the entry of :func:`measure_crossover`; ``kernel_sets``: how many)."""
+    body = json.dumps(measured, indent=4, sort_keys=True)
+    return ('"""One run\'s standard deviation per profile, chapter and kind, measured from the run cache.\n\n'
+            'Generated by ``python -m tools.booktools noise`` (:mod:`vitbias.noise`); do not edit by hand."""\n\n'
+            f"MEASURED = {body}\n")
+
+
+def measured_table() -> dict:
+    """``noise_measured.MEASURED``, or ``{}`` before anything was measured."""
+    try:
+        from .noise_measured import MEASURED
+    except ImportError:
+        return {}
+    return MEASURED
+
+
+def one_run_sd(chapter: str, kind: str, profile_name: str | None = None) -> float:
+    """One run's measured sd of ``kind`` in ``chapter`` (``noise_measured``), for the current profile.
+
+    A profile with no measurement of its own takes the quick profile's, with a
+    warning: its runs are other runs, and their spread should be measured.
+    """
+    profile_name = profile_name or _profile.current_profile()
+    table = measured_table()
+    if profile_name not in table or chapter not in table[profile_name]:
+        if "quick" not in table or chapter not in table["quick"]:
+            raise ValueError(f"no measured noise for {chapter!r}: run `python -m tools.booktools noise`")
+        warnings.warn(f"no measured noise for the {profile_name} profile's {chapter!r}: using the quick profile's",
+                      stacklevel=2)
+        profile_name = "quick"
+    kinds = table[profile_name][chapter]["kinds"]
+    if kind not in kinds:
+        raise ValueError(f"no measured noise of kind {kind!r} in {chapter!r}: expected one of {tuple(kinds)}")
+    return float(kinds[kind]["sd"])

@@ -1,0 +1,132 @@
+"""vitbias.noise: one run's standard deviation, measured from run caches, and the module it is written to."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from vitbias import noise, profile, runs
+
+
+def test_a_standard_deviation_is_rounded_up_to_the_step_and_never_below_one_step():
+    assert noise.rounded_up(0.0712) == 0.075
+    assert noise.rounded_up(0.075) == 0.075
+    assert noise.rounded_up(0.0) == noise.STEP
+    assert noise.rounded_up(1e-9) == noise.STEP
+    for bad in (-0.01, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite and non-negative"):
+            noise.rounded_up(bad)
+
+
+def test_the_largest_sd_over_groups_is_found_with_its_group():
+    sd, where = noise.largest_sd({"a": [0.5, 0.5, 0.5], "b": [0.4, 0.5, 0.6], "c": [0.45, 0.55]})
+    assert where == "b" and sd == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="no groups"):
+        noise.largest_sd({})
+    with pytest.raises(ValueError, match="two or more"):
+        noise.largest_sd({"a": [0.5]})
+
+
+def _without_seed(config):
+    config = json.loads(json.dumps(config))
+    config["data"].pop("seed")
+    config["train"].pop("seed")
+    return config
+
+
+def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_else():
+    budget = profile.budget("quick")
+    kinds = noise.crossover_groups(budget)
+    assert set(kinds) == {"cnn", "vit", "train"}
+    for configs in kinds["train"].values():
+        assert len(configs) == len(budget.seeds)
+        assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
+        assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
+    assert set(kinds["cnn"]) | set(kinds["vit"]) == set(kinds["train"])
+    assert all(c["model"]["kind"] == "cnn" for g in kinds["cnn"].values() for c in g)
+    assert all(c["model"]["kind"] == "vit" for g in kinds["vit"].values() for c in g)
+
+
+def _fake_cache(folder, budget, planted):
+    """A run cache holding metrics for every crossover group: 0.5 everywhere, ``planted`` values in one group."""
+    for name, configs in noise.crossover_groups(budget)["train"].items():
+        for i, config in enumerate(configs):
+            entry = folder / runs.run_key(config)
+            entry.mkdir(parents=True, exist_ok=True)
+            value = planted[1][i] if name == planted[0] else 0.5
+            (entry / "metrics.json").write_text(json.dumps({"test_accuracy": value, "train_accuracy": 1.0}))
+
+
+def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_path):
+    budget = profile.budget("quick")
+    group = ("vit", budget.train_sizes[-1], "plain")
+    _fake_cache(tmp_path / "own", budget, (group, [0.70, 0.80, 0.90]))
+    _fake_cache(tmp_path / "other", budget, (group, [0.70, 0.80, 0.90]))
+    measured = noise.measure_crossover(budget, [tmp_path / "own", tmp_path / "other"])
+    expected = np.std([0.7, 0.8, 0.9] * 2, ddof=1)
+    assert measured["vit"]["measured"] == pytest.approx(expected, abs=1e-6)
+    assert measured["vit"]["sd"] == noise.rounded_up(expected)
+    assert measured["vit"]["largest_in"] == " / ".join(map(str, group))
+    assert measured["cnn"]["sd"] == noise.STEP and measured["train"]["sd"] == noise.STEP
+    assert measured["train"]["runs"] == 2 * sum(len(g) for g in noise.crossover_groups(budget)["train"].values())
+
+
+def test_a_seed_missing_from_the_builds_own_cache_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="lacks a seed"):
+        noise.measure_crossover(profile.budget("quick"), [tmp_path])
+
+
+def test_the_generated_module_holds_exactly_what_was_measured():
+    table = {"quick": {"crossover": {"kinds": {"vit": {"sd": 0.03, "measured": 0.0281, "largest_in": "x",
+                                                       "runs": 6}}, "kernel_sets": 2}}}
+    namespace = {}
+    exec(noise.module_source(table), namespace)
+    assert namespace["MEASURED"] == table
+
+
+def test_a_chapter_reads_the_committed_measurement_and_an_unmeasured_kind_is_refused():
+    table = noise.measured_table()
+    kinds = table["quick"]["crossover"]["kinds"]
+    for kind, entry in kinds.items():
+        assert noise.one_run_sd("crossover", kind, "quick") == entry["sd"] >= noise.STEP
+    with pytest.raises(ValueError, match="no measured noise of kind"):
+        noise.one_run_sd("crossover", "mlp", "quick")
+    with pytest.raises(ValueError, match="no measured noise for"):
+        noise.one_run_sd("no such chapter", "vit", "quick")
+
+
+def test_a_profile_without_its_own_measurement_takes_the_quick_ones_and_says_so():
+    if "full" in noise.measured_table():
+        pytest.fail("the full profile has a measurement now: test its own values instead")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sd = noise.one_run_sd("crossover", "vit", "full")
+    assert sd == noise.one_run_sd("crossover", "vit", "quick")
+    assert any("using the quick profile's" in str(w.message) for w in caught)
+
+
+def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tmp_path, monkeypatch):
+    from tools import booktools
+
+    budget = profile.budget("quick")
+    group = ("cnn", budget.train_sizes[0], "plain")
+    _fake_cache(tmp_path / "own", budget, (group, [0.60, 0.65, 0.70]))
+    monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
+    module = tmp_path / "noise_measured.py"
+    record = booktools.write_noise("quick", [], module=module)
+    namespace = {}
+    exec(module.read_text(), namespace)
+    assert namespace["MEASURED"]["quick"]["crossover"] == record
+    assert record["kernel_sets"] == 1 and record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05)
+    assert set(namespace["MEASURED"]) >= set(noise.measured_table())  # the other profiles' are kept
+    with pytest.raises(ValueError, match="no run cache"):
+        booktools.write_noise("quick", [tmp_path / "absent"], module=module)
+
+
+def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_build_ran_the_generic():
+    from tools import booktools
+
+    assert booktools.other_kernels_env({"PATH": "x"}) == {"PATH": "x", "ATEN_CPU_CAPABILITY": "default"}
+    assert booktools.other_kernels_env({"ATEN_CPU_CAPABILITY": "default"}) == {}
+    assert booktools.other_kernels_env({"ATEN_CPU_CAPABILITY": "avx2"}) == {"ATEN_CPU_CAPABILITY": "default"}

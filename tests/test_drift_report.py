@@ -135,3 +135,51 @@ def test_an_nbval_cell_whose_assert_failed_is_named_with_its_notebook_and_source
         "source": "assert gap < 0.1"}
     other = SimpleNamespace(passed=False, longrepr="Cell outputs differ")
     assert conftest.failed_assert(item, other) is None
+
+
+@pytest.fixture
+def chapter(tmp_path, monkeypatch, reference):
+    """A chapter ``page`` in a book of its own, whose execution ``make chapter`` is given, and its drift report."""
+    book = tmp_path / "book"
+    book.mkdir()
+    (book / "page.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n# Page\n\n"
+        "```{code-cell} ipython3\nrows = 105.0\n```\n\n```{code-cell} ipython3\nassert rows > 110, 'rows fell'\n```\n")
+    monkeypatch.setattr(booktools, "BOOK", book)
+    monkeypatch.setattr(booktools, "DRIFT_REPORT", tmp_path / "reports" / "drift.md")
+    return booktools.DRIFT_REPORT
+
+
+def glue_output(name, value):
+    prefix = "application/papermill.record/"
+    return {"output_type": "display_data", "metadata": {"scrapbook": {"name": name, "mime_prefix": prefix}},
+            "data": {prefix + "text/plain": repr(value)}}
+
+
+def test_make_chapter_writes_the_drift_report_of_the_values_it_found(chapter, monkeypatch):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("glue('page_rows', rows)")
+    cell.outputs = [nbformat.from_dict(glue_output("page_rows", 105.0))]
+    monkeypatch.setattr(booktools, "execute_chapter", lambda path: nbformat.v4.new_notebook(cells=[cell]))
+    problems = booktools.check_chapter("page")
+    assert any(problem.startswith("page_rows: expected 121.88888888888889, found 105.0") for problem in problems)
+    text = chapter.read_text()
+    assert "## page (make chapter)" in text and "| `page_rows` | 121.88888888888889 | 105.0 |" in text
+    assert "| `page_gone` | 3.0 |" in text  # in the reference, no longer glued
+
+
+def test_make_chapter_names_the_cell_whose_assert_failed_and_fails_as_before(chapter, monkeypatch):
+    from nbclient.exceptions import CellExecutionError
+
+    def failing(path):
+        raise CellExecutionError("An error occurred while executing the following cell:\n------------------\n"
+                                 "assert rows > 110, 'rows fell'\n------------------\n", "AssertionError", "rows fell")
+
+    monkeypatch.setattr(booktools, "execute_chapter", failing)
+    with pytest.raises(CellExecutionError):
+        booktools.check_chapter("page")
+    text = chapter.read_text()
+    assert "- code cell 2 of `book/page.md`: `AssertionError: rows fell`" in text
+    assert "assert rows > 110, 'rows fell'" in text

@@ -290,6 +290,13 @@ def test_the_notebooks_branch_pushed_is_the_book_branch_the_site_and_notebooks_w
     assert pushed == built_for, f"publish.yml pushes {sorted(pushed)} but builds for BOOK_BRANCH {sorted(built_for)}"
 
 
+def test_the_notebooks_branch_is_pushed_without_the_workflows_which_the_jobs_token_may_not_write():
+    [(_, _, step)] = publish_jobs_running(lambda run: "git push" in run)
+    removed = [command for command in commands(step["run"])
+               if command[:2] == ["git", "rm"] and "--cached" in command and ".github" in command]
+    assert removed, "the notebooks branch would carry .github/workflows/, which GITHUB_TOKEN may not push"
+
+
 def test_the_published_launch_buttons_name_this_repository_through_the_environment():
     env = workflow("publish.yml").get("env", {})
     assert env.get("BOOK_REPOSITORY_URL") == "${{ github.server_url }}/${{ github.repository }}"

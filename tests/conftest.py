@@ -13,9 +13,9 @@ text, and after each cell the hook below checks the values the cell glued
 against the manifest. Since ``make test`` runs nbval on other PyTorch kernels
 than the build, the glued values are checked on two numeric paths.
 
-Each drift check of a session (``test_book.py``'s, and this hook's) leaves what
+Each drift check of a pytest run (``test_book.py``'s, and this hook's) leaves what
 it found in ``_build/.drift-parts/``, one file per chapter and check, since the
-tests run in several processes; the session's end merges them into the drift
+tests run in several processes; the end of the run merges them into the drift
 report, ``_build/reports/drift.md`` (:func:`tools.booktools.write_drift_report`).
 """
 
@@ -135,7 +135,7 @@ def failed_assert(item, report) -> dict | None:
 
 
 def save_drift_part(check: dict, folder: Path | None = None) -> Path:
-    """Leave one drift check's findings (an entry of ``write_drift_report``'s list) for the session's end."""
+    """Leave one drift check's findings (an entry of ``write_drift_report``'s list) for the end of the run."""
     folder = folder or DRIFT_PARTS
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{check['chapter']}.{uuid.uuid4().hex}.json"
@@ -155,19 +155,19 @@ def merged_drift_parts(folder: Path | None = None) -> list[dict]:
 
 
 def is_controller(config) -> bool:
-    """Whether this process runs the session (pytest-xdist's workers have ``workerinput``)."""
+    """Whether this process leads the pytest run (pytest-xdist's workers have ``workerinput``)."""
     return not hasattr(config, "workerinput")
 
 
 def pytest_configure(config):
-    """A session starts with no findings left by an earlier one."""
+    """A pytest run starts with no findings left by an earlier one."""
     if is_controller(config):
         shutil.rmtree(DRIFT_PARTS, ignore_errors=True)
 
 
 def pytest_sessionfinish(session):
-    """The drift report, from what this session's drift checks found; a session that ran none
-    leaves the report alone, one whose checks found nothing removes it."""
+    """The drift report, from what this run's drift checks found; a run that had none leaves the
+    report alone, one whose checks found nothing removes it."""
     if is_controller(session.config) and DRIFT_PARTS.is_dir():
         write_drift_report(merged_drift_parts())
         shutil.rmtree(DRIFT_PARTS, ignore_errors=True)

@@ -56,7 +56,7 @@ def test_glued_values_match_the_reference_within_tolerance(chapter, fresh_build)
         message = booktools.drift(name, reference[name], built[name]["value"])
         if message:
             problems.append(message)
-    from tests import conftest  # the drift report, written at the session's end
+    from tests import conftest  # the drift report, written at the end of the run
 
     conftest.save_drift_part({"chapter": chapter.stem, "check": "make test: the build", "values":
                               booktools.chapter_findings(chapter.stem, {n: e["value"] for n, e in built.items()})})

@@ -17,8 +17,9 @@ help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
 	@echo "make test              build, then every check: unit tests, prose lint, number drift, nbval, browser"
 	@echo "make unit              the tests that need no build (vitbias, the tools, the exercises' grader)"
-	@echo "make lint              ruff over code/, tests/, exercises/ and tools/, and vitbias's imports against"
-	@echo "                       the layers of its map (code/vitbias/__init__.py, tools/layers.py)"
+	@echo "make lint              ruff over code/, tests/, exercises/ and tools/, vitbias's imports against"
+	@echo "                       the layers of its map (code/vitbias/__init__.py, tools/layers.py), and the"
+	@echo "                       workflows in .github/workflows/ (check-jsonschema, zizmor; offline)"
 	@echo "make chapter CH=name   execute one chapter afresh and compare its numbers with the reference"
 	@echo "make reference         rewrite tests/reference/ after an intended change [CHAPTERS=\"a b\"]"
 	@echo "make bench             speed: the trainer against a bare loop, runs side by side, each chapter's"
@@ -80,10 +81,22 @@ unit: $(STAMP)
 	  --ignore=tests/test_citations.py -p no:cacheprovider -q
 
 # ruff, then the layers: a vitbias module imports only from its own layer and those
-# below it, as the map in code/vitbias/__init__.py declares them (tools/layers.py).
-lint: $(STAMP)
+# below it, as the map in code/vitbias/__init__.py declares them (tools/layers.py); then the
+# workflows, offline: against GitHub's workflow schema as check-jsonschema ships it, and zizmor's
+# audits (template injection, unpinned actions, credentials left in the checkout, permissions).
+# Their linters come from tools/requirements-lint.txt, with a stamp of their own, so that a
+# change of those pins neither reinstalls the book's environment nor re-executes a chapter.
+LINT_STAMP := $(VENV)/.installed-lint
+
+$(LINT_STAMP): tools/requirements-lint.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r tools/requirements-lint.txt
+	touch $@
+
+lint: $(STAMP) $(LINT_STAMP)
 	$(BIN)/ruff check code tests exercises tools
 	$(BIN)/python -m tools.layers
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/zizmor --offline .github/workflows
 
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=bias-toy"; exit 2; }

@@ -12,18 +12,35 @@ compares every other output (printed tables, integers, strings, shapes) as
 text, and after each cell the hook below checks the values the cell glued
 against the manifest. Since ``make test`` runs nbval on other PyTorch kernels
 than the build, the glued values are checked on two numeric paths.
+
+Each drift check of a pytest run (``test_book.py``'s, and this hook's) leaves what
+it found in ``_build/.drift-parts/``, one file per chapter and check, since the
+tests run in several processes; the end of the run merges them into the drift
+report, ``_build/reports/drift.md`` (:func:`tools.booktools.write_drift_report`).
 """
 
+import json
 import os
+import re
+import shutil
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "code"))
 
-from tools.booktools import REFERENCE, drift_of_values, read_glue_log  # noqa: E402
+from tools.booktools import (  # noqa: E402
+    BUILD,
+    REFERENCE,
+    ROOT,
+    chapter_findings,
+    drift_of_values,
+    read_glue_log,
+    write_drift_report,
+)
 from vitbias.book import GLUE_LOG_VARIABLE  # noqa: E402
 from vitbias.profile import current_profile  # noqa: E402
 
@@ -85,8 +102,72 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     if call.when != "call" or not is_notebook_cell(item):
         return
-    drifted = glue_drift(Path(str(item.parent.path)))
+    notebook = Path(str(item.parent.path))
+    glued = dict(read_glue_log(GLUE_LOG))
+    drifted = glue_drift(notebook)
     report = outcome.get_result()
+    failed = failed_assert(item, report)
+    if drifted or failed:
+        save_drift_part({"chapter": notebook.stem, "check": "make test: nbval on the other kernels",
+                         "values": chapter_findings(notebook.stem, glued, complete=False),
+                         "cells": [failed] if failed else []})
     if drifted and report.passed:
         report.outcome = "failed"
         report.longrepr = "glued values outside their tolerances:\n" + "\n".join(drifted)
+
+
+DRIFT_PARTS = BUILD / ".drift-parts"
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def failed_assert(item, report) -> dict | None:
+    """The notebook cell ``item`` as the drift report names it, when an ``assert`` of it failed."""
+    if report.passed:
+        return None
+    text = _COLOUR.sub("", str(report.longrepr))
+    errors = [line.strip() for line in text.splitlines() if "AssertionError" in line]
+    if not errors:
+        return None
+    notebook = Path(str(item.parent.path))
+    where = notebook.relative_to(ROOT) if notebook.is_relative_to(ROOT) else notebook
+    return {"cell": f"cell {item.cell_num} of `{where.as_posix()}`", "error": errors[-1],
+            "source": item.cell.source}
+
+
+def save_drift_part(check: dict, folder: Path | None = None) -> Path:
+    """Leave one drift check's findings (an entry of ``write_drift_report``'s list) for the end of the run."""
+    folder = folder or DRIFT_PARTS
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{check['chapter']}.{uuid.uuid4().hex}.json"
+    path.write_text(json.dumps(check), encoding="utf-8")
+    return path
+
+
+def merged_drift_parts(folder: Path | None = None) -> list[dict]:
+    """The findings left in ``folder``, one entry per chapter and check (a notebook's cells merged)."""
+    merged = {}
+    for path in sorted((folder or DRIFT_PARTS).glob("*.json")):
+        part = json.loads(path.read_text(encoding="utf-8"))
+        entry = merged.setdefault((part["chapter"], part["check"]), {**part, "values": [], "cells": []})
+        entry["values"] += part.get("values", [])
+        entry["cells"] += part.get("cells", [])
+    return list(merged.values())
+
+
+def is_controller(config) -> bool:
+    """Whether this process leads the pytest run (pytest-xdist's workers have ``workerinput``)."""
+    return not hasattr(config, "workerinput")
+
+
+def pytest_configure(config):
+    """A pytest run starts with no findings left by an earlier one."""
+    if is_controller(config):
+        shutil.rmtree(DRIFT_PARTS, ignore_errors=True)
+
+
+def pytest_sessionfinish(session):
+    """The drift report, from what this run's drift checks found; a run that had none leaves the
+    report alone, one whose checks found nothing removes it."""
+    if is_controller(session.config) and DRIFT_PARTS.is_dir():
+        write_drift_report(merged_drift_parts())
+        shutil.rmtree(DRIFT_PARTS, ignore_errors=True)

@@ -56,6 +56,10 @@ def test_glued_values_match_the_reference_within_tolerance(chapter, fresh_build)
         message = booktools.drift(name, reference[name], built[name]["value"])
         if message:
             problems.append(message)
+    from tests import conftest  # the drift report, written at the end of the run
+
+    conftest.save_drift_part({"chapter": chapter.stem, "check": "make test: the build", "values":
+                              booktools.chapter_findings(chapter.stem, {n: e["value"] for n, e in built.items()})})
     assert not problems, f"{chapter.name}: numbers drifted:\n" + "\n".join(problems)
 
 
@@ -205,13 +209,15 @@ def test_nbval_compares_printed_outputs_as_text_and_glued_values_with_the_manife
     assert cell.mismatch == "stdout"
 
 
-def test_a_notebook_cell_whose_glued_value_left_its_tolerance_fails_naming_it(manifest, glue_log, monkeypatch):
+def test_a_notebook_cell_whose_glued_value_left_its_tolerance_fails_naming_it(manifest, glue_log, monkeypatch,
+                                                                              tmp_path):
     from types import SimpleNamespace
 
     from tests import conftest
     from vitbias.book import glue
 
     monkeypatch.setattr(conftest, "GLUE_LOG", glue_log)
+    monkeypatch.setattr(conftest, "DRIFT_PARTS", tmp_path / "parts")
     monkeypatch.setattr(conftest, "is_notebook_cell", lambda item: True)
     item = SimpleNamespace(parent=SimpleNamespace(path=manifest))
 
@@ -227,6 +233,9 @@ def test_a_notebook_cell_whose_glued_value_left_its_tolerance_fails_naming_it(ma
     assert report_of_a_cell_that(0.5).outcome == "passed"
     failed = report_of_a_cell_that(0.45)
     assert failed.outcome == "failed" and "page_sigma: expected 0.5, found 0.45" in failed.longrepr
+    [check] = conftest.merged_drift_parts(tmp_path / "parts")  # and the drift report will list it
+    assert [(row["name"], row["reference"], row["found"]) for row in check["values"]] == [
+        ("page_sigma", "0.5", "0.45")]
 
 
 def test_the_reference_stores_neither_glued_values_nor_images():

@@ -464,6 +464,140 @@ def drift(name: str, expected: dict, found) -> str | None:
     return None
 
 
+# The drift report: what the drift checks found, for a maintainer who reads it without the log.
+# `make test` (tests/test_book.py, and nbval through tests/conftest.py) and `make chapter` write it;
+# CI shows it on the run's page and annotates the reference files from its JSON twin (tools/ci.py).
+REPORTS = BUILD / "reports"
+DRIFT_REPORT = REPORTS / "drift.md"
+
+
+def drift_finding(name: str, expected: dict | None, found=None, glued: bool = True) -> dict | None:
+    """One row of the drift report, ``None`` when ``found`` is within ``expected``'s tolerance.
+
+    The row holds the value's ``name``, what the ``reference`` holds, what the
+    check ``found``, their ``difference``, the ``tolerance`` and the ``reason``
+    declared for it, all as text. ``expected`` is the value's entry in the
+    chapter's manifest, ``None`` when the manifest lacks it; ``glued=False``
+    when the chapter no longer glues it.
+    """
+    row = {"name": name, "reference": "", "found": "", "difference": "", "tolerance": "", "reason": ""}
+    if expected is None:
+        return {**row, "found": repr(found), "reason": "glued but not in the reference (run `make reference`)"}
+    row["reference"] = repr(expected["value"])
+    if not glued:
+        return {**row, "reason": "in the reference but no longer glued"}
+    if drift(name, expected, found) is None:
+        return None
+    row["found"] = repr(found)
+    want = expected["value"]
+    if isinstance(want, str) or isinstance(found, str):
+        return {**row, "tolerance": "exact", "reason": "strings must match exactly"}
+    bound = expected["abs"] + expected["rel"] * abs(want)
+    return {**row, "difference": f"{abs(found - want):.3g}", "tolerance": f"{bound:.3g}",
+            "reason": expected.get("why") or "exact math"}
+
+
+def chapter_findings(chapter_stem: str, glued: dict, complete: bool = True) -> list[dict]:
+    """The drift report's rows for ``glued`` (``{name: value}``) of a chapter, against its manifest.
+
+    A row for each value outside its tolerance or missing from the manifest
+    and, when ``glued`` is all the chapter glues (``complete``), for each value
+    of the manifest it no longer glues. Tolerance entries are skipped.
+    """
+    values_path, _ = reference_paths(Path(chapter_stem + ".md"))
+    reference = json.loads(values_path.read_text())["values"] if values_path.exists() else {}
+    rows = [drift_finding(name, reference.get(name), value) for name, value in sorted(glued.items())
+            if not name.endswith(TOLERANCE_SUFFIX)]
+    if complete:
+        rows += [drift_finding(name, reference[name], glued=False) for name in sorted(set(reference) - set(glued))]
+    return [row for row in rows if row]
+
+
+def _table_text(text: str) -> str:
+    """``text`` as one cell of a Markdown table: on one line, its pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _code_block(source: str) -> list[str]:
+    """``source`` as a fenced Python block, its fence longer than any run of backticks inside."""
+    import re
+
+    fence = "`" * max([3] + [len(run) + 1 for run in re.findall(r"`+", source)])
+    return [fence + "python", *source.rstrip().split("\n"), fence]
+
+
+def drift_markdown(checks: list[dict]) -> str:
+    """The drift report as Markdown: per chapter and check, a table of the drifted values and the
+    cells that failed, an assert's among them (see :func:`write_drift_report` for ``checks``)."""
+    lines = ["# Drift report", "",
+             "A number below is no longer the one that was reviewed. If you did not mean to change it, the "
+             "change you made (to code, data, a library pin) moved it: find out why. If you did, run `make "
+             "reference`, read the diff of `tests/reference/` and commit it with the change (README, \"When a "
+             "number drifts\"). A failed assert means the data no longer support a sentence of the prose: "
+             "rewrite the prose, not the assert."]
+    for check in checks:
+        lines += ["", f"## {check['chapter']} ({check['check']})", "",
+                  f"Reference: `{check.get('reference') or reference_file(check['chapter'])}`"]
+        if check.get("values"):
+            lines += ["", "| value | reference | found | difference | tolerance | reason |",
+                      "| --- | ---: | ---: | ---: | ---: | --- |"]
+            lines += [f"| `{row['name']}` | " + " | ".join(_table_text(row[key]) for key in
+                      ("reference", "found", "difference", "tolerance", "reason")) + " |" for row in check["values"]]
+        if check.get("cells"):
+            lines += ["", "Cells that failed:"]
+            for cell in check["cells"]:
+                lines += ["", f"- {cell['cell']}: `{_table_text(cell['error'])}`", ""]
+                lines += ["  " + line if line else "" for line in _code_block(cell.get("source", ""))]
+    return "\n".join(lines) + "\n"
+
+
+def reference_file(chapter_stem: str) -> str:
+    """The chapter's manifest, relative to the checkout (``tests/reference/<profile>/<chapter>.json``)."""
+    path = reference_paths(Path(chapter_stem + ".md"))[0]
+    return (path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).as_posix()
+
+
+def write_drift_report(checks: list[dict], path: Path | None = None) -> Path | None:
+    """Write what the drift checks found to ``path`` (default ``_build/reports/drift.md``), and the
+    same as JSON beside it (``drift.json``, which CI turns into annotations); returns ``path``.
+
+    ``checks``: one entry per chapter and check, ``{"chapter": stem, "check":
+    what ran it, "values": rows of chapter_findings, "cells": [{"cell":
+    where, "error": its last line, "source": its code}]}``. An entry that found
+    nothing is left out; when none found anything, a previous report is
+    removed and ``None`` returned, so the report never outlives its drift.
+    """
+    path = path or DRIFT_REPORT
+    found = [{**check, "reference": check.get("reference") or reference_file(check["chapter"])}
+             for check in checks if check.get("values") or check.get("cells")]
+    data = path.with_suffix(".json")
+    if not found:
+        path.unlink(missing_ok=True)
+        data.unlink(missing_ok=True)
+        return None
+    found.sort(key=lambda check: (check["chapter"], check["check"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(drift_markdown(found), encoding="utf-8")
+    data.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def failed_cell(chapter: Path, error) -> dict:
+    """The cell of ``chapter`` whose execution raised ``error`` (nbclient's ``CellExecutionError``,
+    whose message quotes the cell), as the drift report names it: where, the error, the source."""
+    import jupytext
+
+    message = str(error)
+    code = [cell for cell in jupytext.read(chapter).cells if cell.cell_type == "code"]
+    quoted = [(number, cell) for number, cell in enumerate(code, 1)
+              if cell.source.strip() and cell.source.strip() in message]
+    number, cell = max(quoted, key=lambda pair: len(pair[1].source), default=(None, None))
+    where = f"code cell {number} of `book/{chapter.name}`" if cell is not None else f"`book/{chapter.name}`"
+    ename, evalue = getattr(error, "ename", type(error).__name__), getattr(error, "evalue", "")
+    return {"cell": where, "error": f"{ename}: {evalue}" if evalue else ename,
+            "source": cell.source if cell is not None else ""}
+
+
 def reference_paths(chapter: Path, profile_name: str | None = None):
     folder = REFERENCE / (profile_name or current_profile())
     return folder / f"{chapter.stem}.json", folder / "notebooks" / f"{chapter.stem}.ipynb"
@@ -519,16 +653,27 @@ def write_reference(profile_name: str, only: list[str] | None = None) -> None:
 
 
 def check_chapter(stem: str) -> list[str]:
-    """Execute one chapter afresh; the drift of its glued values against the reference."""
+    """Execute one chapter afresh; the drift of its glued values against the reference.
+
+    What drifted, or the cell that failed, also goes to the drift report (:func:`write_drift_report`).
+    """
+    from nbclient.exceptions import CellExecutionError
+
     from tools.prose_lint import lint
 
     chapter = BOOK / f"{stem}.md"
     if not chapter.exists():
         raise SystemExit(f"no chapter book/{stem}.md")
     problems = lint(chapter)
-    nb = execute_chapter(chapter)
+    try:
+        nb = execute_chapter(chapter)
+    except CellExecutionError as error:
+        write_drift_report([{"chapter": stem, "check": "make chapter", "cells": [failed_cell(chapter, error)]}])
+        raise
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     problems += drift_of_outputs(stem, outputs)
+    glued = dict(g for g in map(glued_value, outputs) if g is not None)
+    write_drift_report([{"chapter": stem, "check": "make chapter", "values": chapter_findings(stem, glued)}])
     values_path, _ = reference_paths(chapter)
     if values_path.exists():
         reference = set(json.loads(values_path.read_text())["values"])

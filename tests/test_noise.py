@@ -38,7 +38,8 @@ def _without_seed(config):
 def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_else():
     budget = profile.budget("quick")
     kinds = noise.crossover_groups(budget)
-    assert set(kinds) == {"cnn", "vit", "train"}
+    assert set(kinds) == {"cnn", "vit", "vit, largest set", "train"}
+    assert list(kinds["vit, largest set"]) == [("vit", budget.train_sizes[-1], "plain")]
     for configs in kinds["train"].values():
         assert len(configs) == len(budget.seeds)
         assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)

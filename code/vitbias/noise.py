@@ -87,9 +87,10 @@ def group_values(groups: dict, folders, metric: str) -> dict:
 
 def crossover_groups(budget) -> dict[str, dict]:
     """The crossover chapter's runs as groups that differ only by seed, by kind of number:
-    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe) and
-    ``"train"`` (training accuracy of either). The half-step run and the pretraining run are
-    single runs and stay out."""
+    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe),
+    ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
+    read there alone moves by) and ``"train"`` (training accuracy of either). The half-step run and
+    the pretraining run are single runs and stay out."""
     from .plan import crossover
 
     groups: dict[tuple, list] = {}
@@ -99,11 +100,15 @@ def crossover_groups(budget) -> dict[str, dict]:
         # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe")
         name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe")
         groups.setdefault(name, []).append(config)
-    return {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
-            for kind in ("cnn", "vit", "train")}
+    kinds = {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
+             for kind in ("cnn", "vit", "train")}
+    largest = ("vit", budget.train_sizes[-1], "plain")
+    kinds["vit, largest set"] = {largest: groups[largest]}
+    return kinds
 
 
-METRIC = {"cnn": "test_accuracy", "vit": "test_accuracy", "train": "train_accuracy"}
+METRIC = {"cnn": "test_accuracy", "vit": "test_accuracy", "vit, largest set": "test_accuracy",
+          "train": "train_accuracy"}
 
 
 def measure_crossover(budget, folders) -> dict[str, dict]:

@@ -158,7 +158,9 @@ def crossover(budget) -> dict:
                for m in MODELS for w in CONTROL_WORLDS for s in seeds}
     switched = not budget.train["augment"]
     wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in MODELS for s in seeds}
-    wanted["vit", "half steps", seeds[0]] = halved(wanted["vit", sizes[-1], seeds[0], "plain"])
+    largest = wanted["vit", sizes[-1], seeds[0], "plain"]
+    if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
+        wanted["vit", "half steps", seeds[0]] = halved(largest)
     if "data" in budget.pretrain:
         wanted["pretraining"] = runs.pretraining(budget)
     return wanted

@@ -244,3 +244,46 @@ def test_bad_region_or_patch_is_rejected(bad, match):
         runs.experiment(profile.budget("quick"), "vit", 300, **bad)
     with pytest.raises(ValueError):
         runs.experiment(profile.budget("quick"), "cnn", 300, patch=4)
+
+
+GIB = 1 << 30
+
+
+@pytest.mark.parametrize("memory, cores, expected", [
+    (None, 2, 2),              # memory unknown: one worker per core
+    (64 * GIB, 2, 2),          # plenty: one per core
+    (int(1.5 * GIB), 4, 1),    # room for one worker beside the kernel
+    (GIB // 2, 2, 1),          # a 2 GB Binder session with the kernel loaded: train in this process
+    (3 * GIB, 16, 3),          # memory, not cores, decides
+])
+def test_the_cpu_starts_as_many_workers_as_both_its_cores_and_its_memory_hold(monkeypatch, memory, cores, expected):
+    monkeypatch.setattr(runs, "device_name", lambda: "cpu")
+    monkeypatch.setattr(runs.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(runs, "available_memory", lambda: memory)
+    assert runs.default_workers() == expected
+
+
+def test_a_gpu_trains_one_run_at_a_time(monkeypatch):
+    monkeypatch.setattr(runs, "device_name", lambda: "cuda")
+    monkeypatch.setattr(runs, "available_memory", lambda: 64 * GIB)
+    assert runs.default_workers() == 1
+
+
+def test_the_memory_variable_overrides_what_the_system_shows_and_must_be_a_byte_count(monkeypatch):
+    monkeypatch.setenv(runs.MEMORY_VARIABLE, str(2 * GIB))
+    assert runs.available_memory() == 2 * GIB
+    for bad in ("2G", "-5", "0"):
+        monkeypatch.setenv(runs.MEMORY_VARIABLE, bad)
+        with pytest.raises(ValueError, match=runs.MEMORY_VARIABLE):
+            runs.available_memory()
+
+
+def test_without_the_variable_the_memory_is_what_the_system_reports(monkeypatch):
+    monkeypatch.delenv(runs.MEMORY_VARIABLE, raising=False)
+    monkeypatch.setattr(runs, "_cgroup_headroom", lambda: 3 * GIB)
+    monkeypatch.setattr(runs, "_meminfo_available", lambda: 5 * GIB)
+    assert runs.available_memory() == 3 * GIB
+    monkeypatch.setattr(runs, "_cgroup_headroom", lambda: None)
+    assert runs.available_memory() == 5 * GIB
+    monkeypatch.setattr(runs, "_meminfo_available", lambda: None)
+    assert runs.available_memory() is None

@@ -178,3 +178,24 @@ def test_on_a_cpu_the_vit_and_a_float64_cnn_keep_the_default_layout():
         seen = layouts_seen(model)
         train.train(model, TINY, train.TrainConfig(steps=2, batch_size=32, seed=0), device="cpu")
         assert seen and not any(seen)
+
+
+def test_a_cuda_device_computes_in_bf16_where_it_has_it(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    assert train.autocast_dtype("cuda") is torch.bfloat16
+
+
+def test_a_cuda_device_without_bf16_computes_in_fp16_with_a_gradient_scaler(monkeypatch):
+    # A T4: torch.cuda.is_bf16_supported() is False there.
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: False)
+    reduced = train.autocast_dtype(torch.device("cuda"))
+    assert reduced is torch.float16
+    assert train.needs_scaler(reduced)
+
+
+def test_the_cpu_trains_in_float32_with_no_autocast_and_no_scaler():
+    assert train.autocast_dtype("cpu") is None
+    assert not train.needs_scaler(None) and not train.needs_scaler(torch.bfloat16)
+    assert not train._scaler(None).is_enabled()
+    _, history = fit({"kind": "cnn"}, steps=3)
+    assert history.precision == "float32" and history.device == "cpu"

@@ -23,8 +23,10 @@ AdamW runs as PyTorch's fused kernel: on small models the per-step cost is
 mostly optimizer bookkeeping, and the fused update takes a tenth or more off it.
 
 The device is found by :func:`vitbias.profile.device`. On CUDA the model runs
-in ``channels_last`` layout under bf16 autocast, with cuDNN's deterministic
-algorithms; on the CPU in float32, in ``channels_last`` only for a model that
+in ``channels_last`` layout under autocast, with cuDNN's deterministic
+algorithms: bf16 where the device supports it, else (a T4, a V100) fp16 with a
+gradient scaler, since fp16's narrow range underflows small gradients
+(:func:`autocast_dtype`); on the CPU in float32, in ``channels_last`` only for a model that
 prefers it (the CNN), and back in the default layout when training or
 prediction ends. Models and tensors move with ``.to(device)``, never with
 ``.cuda()``.
@@ -93,6 +95,7 @@ class History:
     seconds: float
     images_per_second: float
     device: str
+    precision: str = "float32"  # the autocast dtype of the forward passes (autocast_dtype)
 
 
 def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict]:
@@ -180,10 +183,29 @@ def _dtype(model: nn.Module) -> torch.dtype:
     return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
 
 
-def _autocast(device: torch.device):
-    if device.type == "cuda":
-        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
-    return nullcontext()
+def autocast_dtype(device) -> torch.dtype | None:
+    """The reduced precision the trainer computes in on ``device``: ``torch.bfloat16`` on a CUDA device
+    that supports it (``torch.cuda.is_bf16_supported()``), ``torch.float16`` on one that does not (its
+    gradients then pass through a :class:`torch.amp.GradScaler`), ``None`` (float32) on the CPU."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return None
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def _autocast(dtype: torch.dtype | None):
+    return nullcontext() if dtype is None else torch.autocast(device_type="cuda", dtype=dtype)
+
+
+def needs_scaler(dtype: torch.dtype | None) -> bool:
+    """Whether gradients computed in ``dtype`` need loss scaling: fp16 only (5 exponent bits against
+    bf16's and float32's 8, so small gradients underflow to zero unless the loss is scaled up)."""
+    return dtype == torch.float16
+
+
+def _scaler(dtype: torch.dtype | None) -> torch.amp.GradScaler:
+    """A gradient scaler, enabled where :func:`needs_scaler`: a disabled one passes the loss and the step through."""
+    return torch.amp.GradScaler("cuda", enabled=needs_scaler(dtype))
 
 
 def _memory_format(model: nn.Module, device: torch.device) -> torch.memory_format:
@@ -244,6 +266,8 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
     labels = torch.from_numpy(data.labels).to(device)
     dtype = _dtype(model)
     mean, std = _standardiser(data, device, dtype)
+    reduced = autocast_dtype(device)
+    scaler = _scaler(reduced)
 
     generator = torch.Generator().manual_seed(config.seed)
     optimizer = torch.optim.AdamW(parameter_groups(model, config.weight_decay), lr=config.lr, fused=True)
@@ -267,11 +291,12 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
         if config.erase > 0:
             x = random_erase(x, config.erase, generator)
         x = _inputs(x, model, device)
-        with _autocast(device):
+        with _autocast(reduced):
             loss = _loss(model(x), labels[index], teacher, x)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
         schedule.step()
         losses[step] = loss.detach()
     losses = losses.cpu().numpy()
@@ -282,7 +307,8 @@ def train(model: nn.Module, data: ImageSet, config: TrainConfig, device=None,
     _unplace(model, device).eval()
     if teacher is not None:
         _unplace(teacher, device)
-    return History(losses, seconds, config.steps * config.batch_size / seconds, device.type)
+    return History(losses, seconds, config.steps * config.batch_size / seconds, device.type,
+                   str(reduced or torch.float32).removeprefix("torch."))
 
 
 def _loss(out, labels: torch.Tensor, teacher: nn.Module | None, x: torch.Tensor) -> torch.Tensor:
@@ -306,7 +332,7 @@ def predict(model: nn.Module, data: ImageSet, device=None, batch_size: int = 100
     out = []
     for first in range(0, len(data), batch_size):
         x = torch.from_numpy(data.images[first:first + batch_size]).to(device, dtype) / 255.0
-        with _autocast(device):
+        with _autocast(autocast_dtype(device)):
             out.append(model(_inputs((x - mean) / std, model, device)).float().cpu())
     _unplace(model, device)
     return torch.cat(out).numpy()

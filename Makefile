@@ -11,7 +11,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONPATH := $(abspath code)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env wheel notebooks site-check site-test
+.PHONY: help book test unit lint chapter reference bench serve clean clean-runs env wheel notebooks site-check site-test launched
 
 help:
 	@echo "make book              set up .venv (first run only), execute the chapters, build the HTML"
@@ -31,6 +31,8 @@ help:
 	@echo "make site-test         open every page of _build/html in headless Chromium (installed if missing);"
 	@echo "                       fail on a console error, a broken image, raw TeX, an undrawn figure, a figure"
 	@echo "                       shown twice or printed wrong, code wider than its column, a broken link"
+	@echo "make launched          the lab and one chapter as a Binder reader launches them: a fresh environment"
+	@echo "                       from binder/requirements.txt, an empty run cache, 2 GB; time and peak memory"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"
 	@echo "make clean-runs        remove the trained runs in .runs/"
 
@@ -140,6 +142,12 @@ site-test: $(SITE_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m tools.bench
+
+# The lab notebook and one chapter's, launched as a reader launches them on Binder: a fresh
+# environment with only binder/requirements.txt, their own install cell, an empty run cache and a
+# 2 GB session (tools/launched.py). Too long for make test (about 15 minutes on two cores): weekly.
+launched: $(STAMP)
+	$(BIN)/python -m tools.launched
 
 serve: book
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 8000

@@ -127,6 +127,14 @@ def test_a_comparison_glues_the_words_of_the_outcome_welchs_test_chooses(glued):
     assert book.glue_compared("c", [1.0, 2.0, 3.0], 2.0 + 2.1 / np.sqrt(3), more="a", less="b", same="c") == "same"
 
 
+def test_a_paired_comparison_uses_the_paired_test_and_resolves_what_welchs_cannot(glued):
+    other = np.array([0.40, 0.60, 0.80])
+    own = other + np.array([0.019, 0.020, 0.021])  # every seed 0.02 better, seeds far apart
+    assert book.glue_compared("p", own, other, more="above", less="below", same="level") == "same"
+    assert book.glue_compared("p", own, other, more="above", less="below", same="level", paired=True) == "more"
+    assert glued["p"] == "above"
+
+
 def test_an_equality_a_theorem_guarantees_is_glued_as_shown_or_not_shown_never_as_a_difference(glued):
     a = [0.70, 0.71, 0.72]
     assert book.glue_equivalent("e", a, [0.705, 0.71, 0.715], 0.05, equal="the same", unresolved="not shown")
@@ -169,3 +177,23 @@ def test_a_spread_table_refuses_missing_sizes_and_empty_or_non_finite_samples(ro
 
     with pytest.raises(ValueError):
         spread_table(rows, sizes)
+
+
+def test_a_counted_clause_agrees_in_number_and_names_what_it_counts():
+    assert book.counted([], "route", "above the plain ViT") == "no route is above the plain ViT"
+    assert book.counted(["conv stem"], "route", "above it") == "one route is above it (conv stem)"
+    assert (book.counted(["a", "b"], "route", "below it") == "two routes are below it (a, b)")
+    for bad in ([""], [3], ["x"] * 11):
+        with pytest.raises(ValueError):
+            book.counted(bad, "route", "above it")
+    with pytest.raises(ValueError, match="noun"):
+        book.counted(["a"], "", "above it")
+
+
+def test_clauses_join_into_one_capitalised_sentence():
+    assert book.sentence("no route is above it") == "No route is above it."
+    assert book.sentence("a", "b", "c") == "A, b and c."
+    with pytest.raises(ValueError, match="clauses"):
+        book.sentence()
+    with pytest.raises(ValueError, match="clauses"):
+        book.sentence("a", " ")

@@ -20,6 +20,7 @@ def small_gpu_budget(monkeypatch):
     """The gpu budget with its sizes, steps and test set shrunk (a test-only override)."""
     full = profile.BUDGETS["gpu"]
     small = replace(full, train_sizes=(20, 40, 80, 160, 800), test_size=50, min_steps=2, max_steps=3,
+                    fitted={"vit": {"min_steps": 2, "max_steps": 3}},
                     recipe_size=40, probe_labels=40,
                     pretrain={**full.pretrain, "data": {**full.pretrain["data"], "train": 300, "test": 50},
                               "steps": 3})

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vitbias import noise, profile, runs
+from vitbias import noise, plan, profile, runs
 
 
 def test_a_standard_deviation_is_rounded_up_to_the_step_and_never_below_one_step():
@@ -115,14 +115,15 @@ def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tm
     _fake_cache(tmp_path / "own", budget, (group, [0.60, 0.65, 0.70]))
     monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
     module = tmp_path / "noise_measured.py"
-    record = booktools.write_noise("quick", [], module=module)
+    record = booktools.write_noise("quick", [], module=module, chapters=["crossover"])["crossover"]
     namespace = {}
     exec(module.read_text(), namespace)
     assert namespace["MEASURED"]["quick"]["crossover"] == record
+    assert namespace["MEASURED"]["quick"]["symmetry"] == noise.measured_table()["quick"]["symmetry"]  # kept
     assert record["kernel_sets"] == 1 and record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05)
     assert set(namespace["MEASURED"]) >= set(noise.measured_table())  # the other profiles' are kept
     with pytest.raises(ValueError, match="no run cache"):
-        booktools.write_noise("quick", [tmp_path / "absent"], module=module)
+        booktools.write_noise("quick", [tmp_path / "absent"], module=module, chapters=["crossover"])
 
 
 def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_build_ran_the_generic():
@@ -131,3 +132,26 @@ def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_buil
     assert booktools.other_kernels_env({"PATH": "x"}) == {"PATH": "x", "ATEN_CPU_CAPABILITY": "default"}
     assert booktools.other_kernels_env({"ATEN_CPU_CAPABILITY": "default"}) == {}
     assert booktools.other_kernels_env({"ATEN_CPU_CAPABILITY": "avx2"}) == {"ATEN_CPU_CAPABILITY": "default"}
+
+
+def test_each_symmetry_model_is_one_kind_whose_group_holds_its_seeds():
+    budget = profile.budget("quick")
+    kinds = noise.symmetry_groups(budget)
+    assert set(kinds) == set(plan.SYMMETRY_MODELS)
+    for groups in kinds.values():
+        [configs] = groups.values()
+        assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
+        assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
+
+
+def test_a_chapter_without_a_noise_measurement_is_refused():
+    with pytest.raises(ValueError, match="no noise measurement"):
+        noise.measure("exercises", profile.budget("quick"), [])
+
+
+def test_every_measured_chapter_has_runs_to_train_on_the_other_kernel_set_and_no_other_is_accepted(tmp_path):
+    from tools import booktools
+
+    assert set(booktools.OTHER_KERNEL_RUNS) == set(noise.CHAPTER_GROUPS)
+    with pytest.raises(ValueError, match="no other-kernel runs"):
+        booktools.train_on_other_kernels(tmp_path, ["exercises"])

@@ -1,6 +1,13 @@
 """The prose lint itself: it must catch what it is for, and only that."""
 
-from tools.prose_lint import CODE_LINE_LIMIT, lint, long_code_lines, typed_numbers
+from tools.prose_lint import (
+    CODE_LINE_LIMIT,
+    joined_verdicts,
+    lint,
+    long_code_lines,
+    short_answer_problems,
+    typed_numbers,
+)
 
 PAGE = """---
 kernelspec:
@@ -36,6 +43,11 @@ def test_lint_flags_typed_decimals_and_percentages_with_their_lines():
 def test_lint_ignores_glued_values_math_code_and_integers():
     clean = "\n".join(line for line in PAGE.split("\n") if "typed" not in line and "wrong" not in line)
     assert typed_numbers(clean) == []
+
+
+def test_a_section_number_names_a_place_in_a_paper_and_is_not_a_typed_value():
+    page = "As its section 4.1 says, and Section 4.5 too; but 4.1 points is a typed value.\n"
+    assert [(line, number) for line, number, _ in typed_numbers(page)] == [(1, "4.1")]
 
 
 def test_lint_flags_counts_typed_as_words_or_tied_to_a_unit():
@@ -104,3 +116,56 @@ def test_a_long_line_passes_in_a_folded_solution_and_fails_in_an_open_one_or_aft
     assert [length for _, length, _ in long_code_lines(opened)] == [len(LONG)]
     after = page_with_cells(*gated_solution("dropdown", "x = 1"), f"```{{code-cell}} ipython3\n{LONG}\n```")
     assert [length for _, length, _ in long_code_lines(after)] == [len(LONG)]
+
+
+SHORT = """---
+kernelspec:
+  name: python3
+---
+# A page
+
+```{admonition} The short answer
+:class: tip
+**Why?** Because. The gap is {glue:text}`gap:.2f` ({ref}`sec-gap`).
+```
+
+```{code-cell} ipython3
+print(1)
+```
+"""
+
+
+def test_a_teaching_chapter_opens_with_a_short_answer_that_glues_a_number_and_links_to_it(tmp_path):
+    page = tmp_path / "patches.md"
+    page.write_text(SHORT)
+    assert short_answer_problems(SHORT) == [] and lint(page) == []
+    for broken, problem in ((SHORT.replace("{glue:text}`gap:.2f`", "large"), "glues no number"),
+                            (SHORT.replace("{ref}`sec-gap`", "below"), "links"),
+                            (SHORT.replace("The short answer", "In short"), "no admonition"),
+                            ("# A page\n\n```{code-cell} ipython3\nx\n```\n" + SHORT.split("# A page")[1],
+                             "no admonition")):
+        page.write_text(broken)
+        assert any(problem in line for line in lint(page)), broken
+    other = tmp_path / "status.md"  # not a teaching chapter
+    other.write_text("# Status\n")
+    assert lint(other) == []
+
+
+VERDICT_CELL = """```{code-cell} ipython3
+glue_verdict("above_text", "none")
+outcome = glue_compared(f"route_{slug}_text", a, b, more="above", less="below", same="level with")
+glue("count", 3)
+```
+"""
+
+
+def test_a_glued_verdict_after_or_before_a_colon_is_a_fragment_and_flagged_with_its_line():
+    page = VERDICT_CELL + ("The routes above the plain ViT: {glue:text}`above_text`; below\n"
+                           "it; {glue:text}`route_stem_text`. It is {glue:text}`route_gated_text`: so.\n"
+                           "Counted: {glue:text}`count`, and it is {glue:text}`route_stem_text` the CNN.\n")
+    assert joined_verdicts(page) == [(6, "above_text"), (7, "route_gated_text"), (7, "route_stem_text")]
+
+
+def test_a_verdict_inside_a_whole_sentence_passes():
+    page = VERDICT_CELL + "The stem is {glue:text}`route_stem_text` the plain ViT, so {glue:text}`above_text`.\n"
+    assert joined_verdicts(page) == []

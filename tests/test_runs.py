@@ -269,9 +269,19 @@ def test_a_gpu_trains_one_run_at_a_time(monkeypatch):
     assert runs.default_workers() == 1
 
 
-def test_the_memory_variable_overrides_what_the_system_shows_and_must_be_a_byte_count(monkeypatch):
+def test_a_memory_limit_in_the_variable_leaves_that_less_what_this_process_holds(monkeypatch):
     monkeypatch.setenv(runs.MEMORY_VARIABLE, str(2 * GIB))
-    assert runs.available_memory() == 2 * GIB
+    monkeypatch.setattr(runs, "_resident_bytes", lambda: GIB + GIB // 4)
+    assert runs.available_memory() == 3 * GIB // 4
+    monkeypatch.setattr(runs, "_resident_bytes", lambda: 3 * GIB)
+    assert runs.available_memory() == 0
+
+
+def test_this_process_resident_memory_is_read_and_positive():
+    assert runs._resident_bytes() > 10 * 2**20
+
+
+def test_the_memory_variable_must_be_a_byte_count(monkeypatch):
     for bad in ("2G", "-5", "0"):
         monkeypatch.setenv(runs.MEMORY_VARIABLE, bad)
         with pytest.raises(ValueError, match=runs.MEMORY_VARIABLE):

@@ -98,6 +98,25 @@ def test_equivalence_needs_the_confidence_interval_of_the_difference_inside_the_
     assert scaling.equivalent([1.0, 1.0], [1.0, 1.0, 1.0], margin=1e-6)
 
 
+def test_paired_equivalence_is_the_two_one_sided_one_sample_t_tests_of_the_differences():
+    a, b = np.array([0.80, 0.90, 0.70, 0.85]), np.array([0.79, 0.92, 0.69, 0.83])
+    d = a - b
+    for margin in (0.01, 0.02, 0.03, 0.05):
+        above = stats.ttest_1samp(d, -margin, alternative="greater").pvalue
+        below = stats.ttest_1samp(d, margin, alternative="less").pvalue
+        assert scaling.equivalent(a, b, margin, paired=True) == (max(above, below) < 0.05)
+    assert scaling.equivalent(a, b, 0.05, paired=True) and not scaling.equivalent(a, b, 0.01, paired=True)
+
+
+def test_pairing_shows_an_equality_that_the_seeds_shared_spread_hides_from_welchs_test():
+    seeds = np.array([0.60, 0.75, 0.90])  # one seed's luck, shared by both of its scores
+    own, other = seeds, seeds + np.array([0.004, -0.003, 0.001])
+    assert scaling.equivalent(other, own, 0.05, paired=True)
+    assert not scaling.equivalent(other, own, 0.05)
+    with pytest.raises(ValueError, match="same length"):
+        scaling.equivalent(own, own[:2], 0.05, paired=True)
+
+
 def test_equal_samples_are_equivalent_but_a_small_sample_cannot_show_a_tight_equivalence():
     rng = np.random.default_rng(1)
     a, b = rng.normal(0, 1, 3), rng.normal(0, 1, 3)
@@ -189,3 +208,54 @@ def test_ladder_winners_are_the_worlds_whose_cnn_falls_below_the_vits_one_accura
         scaling.ladder_winners([0.9, 0.5], 0.7)
     with pytest.raises(ValueError, match="finite"):
         scaling.ladder_winners({"plain": float("nan")}, 0.7)
+
+
+def test_the_paired_t_test_is_scipys_ttest_rel():
+    rng = np.random.default_rng(0)
+    for n in (3, 5, 8):
+        first, second = rng.normal(0.6, 0.05, n), rng.normal(0.55, 0.05, n)
+        mean, p = scaling.paired_t(first, second)
+        expected = stats.ttest_rel(first, second)
+        assert mean == pytest.approx(np.mean(first - second), abs=1e-12)
+        assert p == pytest.approx(expected.pvalue, rel=1e-10)
+
+
+def test_pairing_resolves_a_consistent_difference_that_welchs_test_on_the_same_numbers_cannot():
+    # Three seeds that differ a lot from each other, each 0.02 better on the first quantity.
+    second = np.array([0.40, 0.60, 0.80])
+    first = second + np.array([0.019, 0.020, 0.021])
+    assert scaling.resolved_paired(first, second)
+    assert not scaling.resolved(first, second)
+
+
+def test_paired_differences_without_spread_differ_exactly_when_their_mean_is_not_zero():
+    assert scaling.paired_t([0.5, 0.6], [0.4, 0.5])[1] == 0.0
+    assert scaling.paired_t([0.5, 0.6], [0.5, 0.6])[1] == 1.0
+
+
+def test_the_exact_sign_flip_test_is_scipys_exact_permutation_test_on_paired_samples():
+    rng = np.random.default_rng(1)
+    for n in (3, 5, 7):
+        first, second = rng.normal(0.6, 0.05, n), rng.normal(0.58, 0.05, n)
+        expected = stats.permutation_test((first, second), lambda x, y: np.mean(x - y), vectorized=False,
+                                          permutation_type="samples", n_resamples=np.inf)
+        assert scaling.sign_flip_p(first, second) == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def test_three_seeds_can_never_resolve_a_difference_at_five_percent_by_sign_flips_and_five_can_barely_not():
+    assert scaling.smallest_sign_flip_p(3) == 0.25 and scaling.smallest_sign_flip_p(5) == 0.0625
+    assert scaling.sign_flip_p([0.9, 0.8, 0.7], [0.1, 0.2, 0.3]) == 0.25
+    assert scaling.sign_flip_p(np.ones(6), np.zeros(6)) == pytest.approx(2 / 64)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: scaling.paired_t([0.5, 0.6, 0.7], [0.5, 0.6]), "same length"),
+    (lambda: scaling.paired_t([0.5], [0.4]), "at least two"),
+    (lambda: scaling.sign_flip_p([0.5, np.nan], [0.4, 0.3]), "finite"),
+    (lambda: scaling.resolved_paired([0.5, 0.6], [0.4, 0.5], alpha=1.5), "alpha"),
+    (lambda: scaling.sign_flip_p(np.ones(21), np.zeros(21)), "too many"),
+    (lambda: scaling.smallest_sign_flip_p(0), "positive integer"),
+])
+def test_bad_paired_samples_are_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -320,12 +320,13 @@ def test_publishing_runs_on_publish_tags_and_by_hand():
     assert on["push"]["tags"] == ["publish-*"] and "workflow_dispatch" in on
 
 
-def test_the_weekly_check_builds_cold_checks_links_and_opens_an_issue_on_failure():
+def test_the_weekly_check_builds_cold_launches_the_lab_checks_links_and_opens_an_issue_on_failure():
     weekly = workflow("weekly.yml")
     assert weekly["on"]["schedule"] and "workflow_dispatch" in weekly["on"]
     assert not [step for _, _, step in steps(weekly) if step.get("uses", "").startswith("actions/cache")]
     assert [step for _, _, step in steps(weekly) if step.get("run", "").strip() == "bash .ci/run"]
     assert [step for _, _, step in steps(weekly) if "linkcheck" in step.get("run", "")]
+    assert [step for _, _, step in steps(weekly) if step.get("run", "").strip() == "make launched"]
     [issue] = [job for _, job in jobs(weekly) if any("gh issue create" in s.get("run", "") for s in job["steps"])]
     assert issue["if"].replace(" ", "") == "${{failure()}}" and len(issue["needs"]) == len(weekly["jobs"]) - 1
 

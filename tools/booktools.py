@@ -8,7 +8,8 @@ Used by the Makefile and the tests:
     python -m tools.booktools record            # after a build: remember what it was made from
     python -m tools.booktools check CHAPTER     # execute one chapter, compare with the reference
     python -m tools.booktools reference [--profile quick] [CHAPTER ...]
-    python -m tools.booktools noise [--other-kernels FOLDER [--train]]   # one run's sd from the run cache
+    python -m tools.booktools noise [--other-kernels FOLDER [--train]] [--chapter NAME]
+                                                # one run's sd from the run cache(s)
 """
 
 from __future__ import annotations
@@ -682,12 +683,17 @@ def check_chapter(stem: str) -> list[str]:
     return problems
 
 
-# The runs trained again on the other kernel set for the noise measurement: the crossover chapter's
-# learning curves of both models on the plain images (the other groups count their seeds only).
-OTHER_KERNEL_RUNS = ("from vitbias import plan, profile, runs\n"
-                     "wanted = plan.crossover(profile.budget())\n"
-                     "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and len(k) == 4 "
-                     "and k[3] == 'plain'])\n")
+# The runs trained again on the other kernel set for the noise measurement, by chapter: the crossover
+# chapter's learning curves of both models on the plain images (its other groups count their seeds
+# only), and every run of the symmetry chapter.
+OTHER_KERNEL_RUNS = {
+    "crossover": ("from vitbias import plan, profile, runs\n"
+                  "wanted = plan.crossover(profile.budget())\n"
+                  "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and len(k) == 4 "
+                  "and k[3] == 'plain'])\n"),
+    "symmetry": ("from vitbias import plan, profile, runs\n"
+                 "runs.run_many(list(plan.symmetry(profile.budget()).values()))\n"),
+}
 
 
 def other_kernels_env(env=None) -> dict:
@@ -701,18 +707,25 @@ def other_kernels_env(env=None) -> dict:
     return env
 
 
-def train_on_other_kernels(folder: Path) -> None:
-    """Train :data:`OTHER_KERNEL_RUNS` into the run cache ``folder`` on the other kernel set."""
+def train_on_other_kernels(folder: Path, chapters=None) -> None:
+    """Train the runs of :data:`OTHER_KERNEL_RUNS` of ``chapters`` (default: all) into the run cache
+    ``folder`` on the other kernel set."""
     import subprocess
 
+    chapters = tuple(OTHER_KERNEL_RUNS) if chapters is None else tuple(chapters)
+    unknown = [c for c in chapters if c not in OTHER_KERNEL_RUNS]
+    if unknown:
+        raise ValueError(f"no other-kernel runs for {unknown}: expected among {tuple(OTHER_KERNEL_RUNS)}")
     env = other_kernels_env() | {"VITBIAS_RUNS": str(folder), "PYTHONPATH": str(ROOT / "code")}
-    subprocess.run([sys.executable, "-c", OTHER_KERNEL_RUNS], env=env, check=True, cwd=ROOT)
+    for chapter in chapters:
+        subprocess.run([sys.executable, "-c", OTHER_KERNEL_RUNS[chapter]], env=env, check=True, cwd=ROOT)
 
 
-def write_noise(profile_name: str, other_kernels=(), module: Path | None = None) -> dict:
-    """Measure the crossover chapter's one-run sds from the run cache (and ``other_kernels``, caches of
-    the same runs on the other kernel set) and write them, beside the other profiles' measurements,
-    into the generated module ``vitbias.noise_measured``; returns this profile's record."""
+def write_noise(profile_name: str, other_kernels=(), module: Path | None = None, chapters=None) -> dict:
+    """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.noise.CHAPTER_GROUPS``)
+    from the run cache (and ``other_kernels``, caches of the same runs on the other kernel set) and
+    write them, beside the other chapters' and profiles' measurements, into the generated module
+    ``vitbias.noise_measured``; returns chapter -> this profile's record."""
     from vitbias import noise, profile, runs
 
     module = module or noise.MEASURED_MODULE
@@ -720,12 +733,14 @@ def write_noise(profile_name: str, other_kernels=(), module: Path | None = None)
     for folder in folders[1:]:
         if not folder.is_dir():
             raise ValueError(f"no run cache at {folder}")
-    record = {"kinds": noise.measure_crossover(profile.budget(profile_name), folders),
-              "kernel_sets": len(folders)}
+    chapters = tuple(noise.CHAPTER_GROUPS) if chapters is None else tuple(chapters)
+    budget = profile.budget(profile_name)
+    records = {chapter: {"kinds": noise.measure(chapter, budget, folders), "kernel_sets": len(folders)}
+               for chapter in chapters}
     table = dict(noise.measured_table())
-    table[profile_name] = {**table.get(profile_name, {}), "crossover": record}
+    table[profile_name] = {**table.get(profile_name, {}), **records}
     module.write_text(noise.module_source(table))
-    return record
+    return records
 
 
 def main(argv=None) -> int:
@@ -744,7 +759,9 @@ def main(argv=None) -> int:
     noise.add_argument("--other-kernels", action="append", default=[],
                        help="a run cache of the same runs trained on the other CPU kernel set (repeatable)")
     noise.add_argument("--train", action="store_true",
-                       help="first train the crossover's learning curves into each --other-kernels cache")
+                       help="first train the measured chapters' runs into each --other-kernels cache")
+    noise.add_argument("--chapter", action="append", dest="chapters",
+                       help="measure this chapter only, keeping the others' measurements (repeatable)")
     args = parser.parse_args(argv)
     if args.command == "invalidate":
         stale = invalidate()
@@ -765,11 +782,12 @@ def main(argv=None) -> int:
         record_chapter_seconds()
     elif args.command == "noise":
         for folder in args.other_kernels if args.train else ():
-            train_on_other_kernels(Path(folder))
-        measured = write_noise(current_profile(), args.other_kernels)
-        for kind, entry in measured["kinds"].items():
-            print(f"crossover {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
-                  f"{entry['largest_in']}, {entry['runs']} runs over {measured['kernel_sets']} kernel set(s))")
+            train_on_other_kernels(Path(folder), args.chapters)
+        measured = write_noise(current_profile(), args.other_kernels, chapters=args.chapters)
+        for chapter, record in measured.items():
+            for kind, entry in record["kinds"].items():
+                print(f"{chapter} {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
+                      f"{entry['largest_in']}, {entry['runs']} runs over {record['kernel_sets']} kernel set(s))")
     elif args.command == "check":
         problems = check_chapter(args.chapter)
         print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")

@@ -1,4 +1,5 @@
-"""Find numbers typed into prose by hand, and code lines wider than the page's column.
+"""Find numbers typed into prose by hand, code lines wider than the page's column, and a teaching
+chapter that does not open with its short answer.
 
 A decimal number (``0.79``), a percentage (``4 %``, ``87%``) or a count typed as
 words or tied to a unit (``100-step``, ``four billion``, ``hundreds of epochs``,
@@ -13,6 +14,12 @@ theme's default width (``_static/vitbias.css``); a cell whose input the reader
 does not see unless they ask (:data:`HIDDEN_INPUT` tags, or a place in a folded
 solution: between ``{solution-start}`` with ``:class: dropdown`` and
 ``{solution-end}``, sphinx-exercise's gated solution) is exempt.
+
+A teaching chapter (:data:`TEACHING_CHAPTERS`) opens, before its first code
+cell, with an admonition titled :data:`SHORT_ANSWER`: the interview question,
+the answer in a few sentences, one glued number that backs it (a ``{glue:text}``
+or ``{glue}`` role) and a ``{ref}`` to where the page shows it
+(:func:`short_answer_problems`).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from pathlib import Path
 
 import yaml
 
-TYPED_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*\.\d+|\d+(?:\.\d+)?\s*(?:%|percent\b))")
+# A section number ("section 4.1") names a place in a paper, not a measured value.
+TYPED_NUMBER = re.compile(r"(?<![\w.])(?<![Ss]ection )(\d+(?:[.,]\d+)*\.\d+|\d+(?:\.\d+)?\s*(?:%|percent\b))")
 # Counts typed as words or attached to a unit, which the decimal rule above misses:
 # "a 100-step attack", "about four billion images", "hundreds of epochs", "8 or more".
 TYPED_COUNT = re.compile(
@@ -185,9 +193,68 @@ def long_code_lines(text: str, limit: int = CODE_LINE_LIMIT):
             for k, line in enumerate(body) if len(line) > limit]
 
 
+TEACHING_CHAPTERS = ("patches", "bias-toy", "symmetry", "crossover", "locality", "attention-conv", "priors",
+                     "robustness")
+SHORT_ANSWER = "The short answer"
+GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`[^`]+`")
+REF_ROLE = re.compile(r"\{ref\}`[^`]+`")
+
+
+def short_answer_problems(text: str) -> list[str]:
+    """What keeps a page from opening with its short answer: an admonition titled :data:`SHORT_ANSWER`
+    before the first code cell, holding a glued number and a ``{ref}`` to where the page shows it."""
+    lines = text.split("\n")
+    i = _after_front_matter(lines)
+    while i < len(lines):
+        match = FENCE.match(lines[i].strip())
+        i += 1
+        if not match:
+            continue
+        marker, kind = match.groups()
+        if kind == "{code-cell}":
+            break
+        if kind == "{admonition}" and lines[i - 1].strip()[len(marker) + len(kind):].strip() == SHORT_ANSWER:
+            body = []
+            while i < len(lines) and not _closes(lines[i].strip(), marker):
+                body.append(lines[i])
+                i += 1
+            body = "\n".join(body)
+            return ([] if GLUE_ROLE.search(body) else ["its short answer glues no number"]) + \
+                   ([] if REF_ROLE.search(body) else ["its short answer links ({ref}) to nothing on the page"])
+    return [f"no admonition titled {SHORT_ANSWER!r} before the first code cell"]
+
+
+# A glued verdict is a sentence or a phrase the build chose (glue_verdict, glue_compared, glue_equivalent).
+VERDICT_CALL = re.compile(r"\b(?:\w+\s*=\s*)?glue_(?:verdict|compared|equivalent)\(\s*f?[\"']([^\"']+)[\"']")
+FIELD = re.compile(r"\{[^{}]*\}")
+
+
+def verdict_names(text: str) -> re.Pattern | None:
+    """A pattern matching the names of the verdicts a page glues (an f-string's fields match any name part)."""
+    names = {r"\w+".join(map(re.escape, FIELD.split(name))) for name in VERDICT_CALL.findall(text)}
+    return re.compile("|".join(sorted(names))) if names else None
+
+
+def joined_verdicts(text: str):
+    """``(line_number, name)`` for every glued verdict joined to the prose by a colon: after a colon or a
+    semicolon (``below it: {verdict}``, ``; {verdict}``), or before a colon (``{verdict}: more``).
+    Such fragments read as a generated list; a verdict belongs inside a whole sentence."""
+    names = verdict_names(text)
+    if names is None:
+        return []
+    role = r"\{glue(?::text)?\}`(" + names.pattern + r")`"
+    found = [(m.start(), m.group(1)) for m in re.finditer(r"[:;]\s*" + role, text)]
+    found += [(m.start(), m.group(1)) for m in re.finditer(role + r"\s*:", text)]
+    return sorted((text.count("\n", 0, start) + 1, name) for start, name in found)
+
+
 def lint(path: Path):
     text = path.read_text(encoding="utf-8")
-    return ([f"{path}:{number}: typed number {found!r} in prose (glue it): {line}"
+    opening = short_answer_problems(text) if Path(path).stem in TEACHING_CHAPTERS else []
+    return ([f"{path}: a teaching chapter opens with its short answer: {problem}" for problem in opening]
+            + [f"{path}:{number}: glued verdict {name!r} joined by a colon or semicolon (write a whole "
+               f"sentence around it)" for number, name in joined_verdicts(text)]
+            + [f"{path}:{number}: typed number {found!r} in prose (glue it): {line}"
              for number, found, line in typed_numbers(text)]
             + [f"{path}:{number}: code line of {length} characters, more than {CODE_LINE_LIMIT} "
                f"(the column's width; wrap it): {line.strip()[:60]}"

@@ -162,6 +162,35 @@ def glue_verdict(name: str, text: str):
     _store(name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY})
 
 
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def counted(names, noun: str, predicate: str) -> str:
+    """A clause that counts ``names`` and names them: ``"two routes are above X (a, b)"``,
+    ``"one route is above X (a)"``, ``"no route is above X"``.
+
+    ``noun`` is singular (``"route"``); ``predicate`` follows the verb (``"above the plain ViT"``).
+    """
+    names = list(names)
+    if not noun or not predicate:
+        raise ValueError("a clause needs a noun and a predicate")
+    if any(not isinstance(n, str) or not n for n in names):
+        raise ValueError(f"names must be non-empty strings, got {names!r}")
+    if len(names) >= len(NUMBER_WORDS):
+        raise ValueError(f"at most {len(NUMBER_WORDS) - 1} names, got {len(names)}")
+    plural = len(names) > 1
+    clause = f"{NUMBER_WORDS[len(names)]} {noun}{'s' if plural else ''} {'are' if plural else 'is'} {predicate}"
+    return clause + (f" ({', '.join(names)})" if names else "")
+
+
+def sentence(*clauses: str) -> str:
+    """Clauses joined into one sentence: ``"A, b and c."``, its first letter capitalised."""
+    if not clauses or any(not isinstance(c, str) or not c.strip() for c in clauses):
+        raise ValueError(f"a sentence needs non-empty clauses, got {clauses!r}")
+    joined = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
+    return joined[0].upper() + joined[1:] + "."
+
+
 # Two independent builds' means of n seeds differ by more than 4.7 standard
 # deviations of one mean, sqrt(2) sd of their difference, with probability about 1e-3.
 BAND_SDS = 4.7
@@ -202,42 +231,46 @@ def glue_trained(name: str, samples, one_run_sd: float, *, what: str) -> float:
     return float(values.mean())
 
 
-def compare(first, second) -> str:
-    """``"more"``, ``"less"`` or ``"same"``: how the mean of ``first`` stands to ``second``'s by Welch's t test.
+def compare(first, second, *, paired: bool = False) -> str:
+    """``"more"``, ``"less"`` or ``"same"``: how the mean of ``first`` stands to ``second``'s.
 
-    ``"same"`` means *not resolved* at 5 % (:func:`vitbias.scaling.resolved`),
-    not shown equal.
+    Welch's t test (:func:`vitbias.scaling.resolved`) for samples that share
+    nothing; with ``paired``, when value ``i`` of each comes from the same seed,
+    the paired t test (:func:`vitbias.scaling.resolved_paired`). ``"same"``
+    means *not resolved* at 5 %, not shown equal.
     """
-    from .scaling import resolved
+    from .scaling import resolved, resolved_paired
 
-    if not resolved(first, second):
+    if not (resolved_paired if paired else resolved)(first, second):
         return "same"
     return "more" if np.mean(first) > np.mean(second) else "less"
 
 
-def glue_compared(name: str, first, second, *, more: str, less: str, same: str) -> str:
+def glue_compared(name: str, first, second, *, more: str, less: str, same: str, paired: bool = False) -> str:
     """Glue the words that :func:`compare` chooses for two trained samples; returns its outcome.
 
     The words go into a sentence of the prose (``{glue:text}`name```): the
     prose says what is measured, and the build chooses which of the three
-    measured outcomes it is.
+    measured outcomes it is. ``paired``: the samples share their seeds (:func:`compare`).
     """
-    outcome = compare(first, second)
+    outcome = compare(first, second, paired=paired)
     glue_verdict(name, {"more": more, "less": less, "same": same}[outcome])
     return outcome
 
 
-def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unresolved: str) -> bool:
+def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unresolved: str,
+                    paired: bool = False) -> bool:
     """Glue the words for an equality a theorem guarantees, chosen by an equivalence test; returns it.
 
     ``equal`` when the two samples' means are shown to agree within
     ``margin`` (:func:`vitbias.scaling.equivalent`, two one-sided Welch tests
-    at 5 %), else ``unresolved``: too few seeds to show it. Never a verdict of
+    at 5 %, or paired t tests with ``paired``, when the samples share their
+    seeds), else ``unresolved``: too few seeds to show it. Never a verdict of
     difference.
     """
     from .scaling import equivalent
 
-    shown = equivalent(first, second, margin)
+    shown = equivalent(first, second, margin, paired=paired)
     glue_verdict(name, equal if shown else unresolved)
     return shown
 

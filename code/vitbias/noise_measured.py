@@ -32,6 +32,29 @@ MEASURED = {
                     "sd": 0.015
                 }
             }
+        },
+        "symmetry": {
+            "kernel_sets": 2,
+            "kinds": {
+                "CNN": {
+                    "largest_in": "CNN",
+                    "measured": 0.000316,
+                    "runs": 6,
+                    "sd": 0.005
+                },
+                "ViT": {
+                    "largest_in": "ViT",
+                    "measured": 0.02541,
+                    "runs": 6,
+                    "sd": 0.03
+                },
+                "ViT, relative bias": {
+                    "largest_in": "ViT, relative bias",
+                    "measured": 0.02211,
+                    "runs": 6,
+                    "sd": 0.025
+                }
+            }
         }
     }
 }

@@ -18,10 +18,9 @@ from dataclasses import replace
 from . import literature, permute, profile, runs
 
 MODELS = ("cnn", "vit")
-# The priors chapter's routes back to the prior on the testbed's grid: name -> (RouteViT keywords,
-# augmentation). Hard locality is not among them: on the testbed's 4 x 4 grid a radius-1 window
+# The priors chapter's routes back to the prior on the testbed's grid are named once, in
+# prior_routes below. Hard locality is not among them: on the testbed's 4 x 4 grid a radius-1 window
 # leaves nearly half of the attention pairs open, so it trains on the locality grid (LOCAL_ROUTE).
-ROUTE_NAMES = ("gated positional", "relative bias", "conv stem", "crop and flip", "distilled from the CNN")
 # The routes of the testbed's grid the priors chapter also trains on shuffled images. None: hard
 # locality, the prior the shuffle is about, trains on them on the locality grid; the gated route on
 # shuffled images (three runs at the largest size) does not fit the build's two-core budget.
@@ -288,7 +287,8 @@ SYMMETRY_MODELS = {"CNN": ("cnn", None), "ViT": ("vit", None),
 
 def symmetry(budget) -> dict:
     """``(name, seed)`` for every model of :data:`SYMMETRY_MODELS`, trained at the largest size on
-    images whose objects stand in the left half (``region="left"``), test images likewise.
+    images whose objects stand in the left half (``region="left"``), test images likewise, each
+    under the step rule under which its model fits its training set (``fit=True``).
 
     Only generated images can place their objects, so a budget on photographs
     (``full``) trains these on the generated world, with its own models and recipe.
@@ -296,7 +296,7 @@ def symmetry(budget) -> dict:
     if budget.dataset["name"] != "shapes":
         budget = replace(budget, dataset=dict(profile.SHAPES))
     n = budget.train_sizes[-1]
-    return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left")
+    return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left", fit=True)
             for name, (model, route) in SYMMETRY_MODELS.items() for s in budget.seeds}
 
 

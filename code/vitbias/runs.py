@@ -228,7 +228,7 @@ def _train_and_store(config: dict, folder: str) -> None:
 # runs, most of it PyTorch and the generated data), rounded up: a worker is started only where
 # the memory left can hold it, so that a 2 GB Binder session trains in its own process instead.
 WORKER_BYTES = 1 << 30
-MEMORY_VARIABLE = "VITBIAS_MEMORY_BYTES"
+MEMORY_VARIABLE = "VITBIAS_MEMORY_LIMIT"
 
 
 def _cgroup_headroom() -> int | None:
@@ -253,15 +253,27 @@ def _meminfo_available() -> int | None:
     return None
 
 
+def _resident_bytes() -> int:
+    """This process's resident memory (``VmRSS`` of ``/proc/self/status``), 0 where it cannot be read."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def available_memory() -> int | None:
-    """The bytes new processes may still take: ``VITBIAS_MEMORY_BYTES`` when set (a session whose
-    limit the system does not show), else the smaller of the cgroup's headroom and the system's
-    available memory; ``None`` where neither can be read."""
+    """The bytes new processes may still take: with ``VITBIAS_MEMORY_LIMIT`` set (the bytes the
+    session may hold in all, for a limit the system does not show), that less this process's
+    resident memory; else the smaller of the cgroup's headroom and the system's available
+    memory; ``None`` where neither can be read."""
     given = os.environ.get(MEMORY_VARIABLE, "").strip()
     if given:
         if not given.isdigit() or int(given) < 1:
             raise ValueError(f"{MEMORY_VARIABLE} must be a positive number of bytes, got {given!r}")
-        return int(given)
+        return max(0, int(given) - _resident_bytes())
     known = [found for found in (_cgroup_headroom(), _meminfo_available()) if found is not None]
     return min(known) if known else None
 

@@ -17,6 +17,13 @@ and :func:`overtaking` where one passes the other for good, with
 :func:`overtaking_spread` saying how far that moves over seeds (a bootstrap).
 :func:`ladder_winners` reads the crossover chapter's ladder of worlds at one
 size, with the ViT's side supplied by the theorem instead of by training.
+
+Two trained samples are compared by the test their design calls for: Welch's
+t test (:func:`resolved`) when they share nothing, the paired t test
+(:func:`paired_t`, :func:`resolved_paired`) when value ``i`` of each comes from
+the same seed (the same training set, initial weights or test images), and the
+exact sign-flip test (:func:`sign_flip_p`), which assumes no normality, to say
+what a handful of seeds can resolve at all.
 """
 
 from __future__ import annotations
@@ -239,15 +246,17 @@ def resolved(first, second, alpha: float = 0.05) -> bool:
     return bool(2 * stats.t.sf(abs(difference) / se, df) < alpha)
 
 
-def equivalent(first, second, margin: float, alpha: float = 0.05) -> bool:
-    """Whether two samples' means agree within ``margin``: two one-sided Welch tests (TOST) at ``alpha``.
+def equivalent(first, second, margin: float, alpha: float = 0.05, *, paired: bool = False) -> bool:
+    """Whether two samples' means agree within ``margin``: two one-sided tests (TOST) at ``alpha``.
 
     Equivalence is shown when the ``1 - 2 alpha`` confidence interval of the
     difference of means lies inside ``(-margin, margin)`` (Schuirmann 1987).
     A failure to resolve a difference (:func:`resolved`) is not evidence of
     equality; this is. ``margin`` is chosen by the caller from the measured
-    spread, before looking at the difference. ``second`` may be a single
-    known value, as in :func:`resolved`.
+    spread, before looking at the difference. The tests are Welch's t tests;
+    ``second`` may then be a single known value, as in :func:`resolved`. With
+    ``paired`` (value ``i`` of each from the same seed) they are one-sample t
+    tests of the differences ``first_i - second_i``, ``n - 1`` degrees of freedom.
     """
     from scipy import stats
 
@@ -255,7 +264,77 @@ def equivalent(first, second, margin: float, alpha: float = 0.05) -> bool:
         raise ValueError(f"margin must be positive and finite, got {margin}")
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must lie in (0, 0.5), got {alpha}")
-    first, second = _samples(first, second)
-    difference, se, df = _welch(first, second)
+    if paired:
+        d = _pairs(first, second)
+        difference, se, df = float(d.mean()), float(d.std(ddof=1)) / math.sqrt(len(d)), len(d) - 1
+    else:
+        first, second = _samples(first, second)
+        difference, se, df = _welch(first, second)
     half_width = 0.0 if se == 0 else float(stats.t.ppf(1 - alpha, df)) * se
     return bool(abs(difference) + half_width < margin)
+
+
+def _pairs(first, second) -> np.ndarray:
+    """The paired differences ``first - second``, ``(n,)``: two samples of one value per seed each."""
+    first = np.asarray(first, dtype=float)
+    second = np.asarray(second, dtype=float)
+    if first.ndim != 1 or first.shape != second.shape or len(first) < 2:
+        raise ValueError(f"a paired comparison needs two samples of the same length, at least two values each; "
+                         f"got shapes {first.shape} and {second.shape}")
+    if not (np.all(np.isfinite(first)) and np.all(np.isfinite(second))):
+        raise ValueError("the samples must be finite")
+    return first - second
+
+
+def paired_t(first, second) -> tuple[float, float]:
+    """``(mean difference, two-sided p)`` of the paired t test (``scipy.stats.ttest_rel``).
+
+    Value ``i`` of ``first`` and of ``second`` come from the same seed, so the
+    test is a one-sample t test of the differences ``d_i = first_i - second_i``
+    against zero: ``t = mean(d) / (sd(d) / sqrt(n))``, ``n - 1`` degrees of
+    freedom. What the seeds share (a hard training set, a lucky start) cancels
+    in ``d_i``, which is why pairing resolves what Welch's test on the same
+    numbers cannot. Differences without spread give ``p = 0`` when their mean is
+    not zero and ``p = 1`` when it is.
+    """
+    from scipy import stats
+
+    d = _pairs(first, second)
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    if sd == 0:
+        return mean, float(mean == 0)
+    t = mean / (sd / math.sqrt(len(d)))
+    return mean, float(2 * stats.t.sf(abs(t), len(d) - 1))
+
+
+def resolved_paired(first, second, alpha: float = 0.05) -> bool:
+    """Whether two paired samples' means differ: the paired t test (:func:`paired_t`), two-sided at ``alpha``."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    return paired_t(first, second)[1] < alpha
+
+
+def sign_flip_p(first, second) -> float:
+    """The exact two-sided p of the sign-flip permutation test on the paired differences.
+
+    Under the null hypothesis each difference ``d_i = first_i - second_i`` is
+    as likely to carry either sign, so the ``2^n`` sign assignments are equally
+    likely; ``p`` is the share of them whose mean is at least as far from zero
+    as the observed one. It assumes no distribution, and its smallest value is
+    ``2 / 2^n``: 0.25 with three seeds, 0.0625 with five, so that three seeds
+    can never resolve a difference at 5 % this way, however consistent.
+    """
+    d = _pairs(first, second)
+    if len(d) > 20:
+        raise ValueError(f"the exact test enumerates 2^n sign assignments; n = {len(d)} is too many")
+    signs = 1 - 2 * ((np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1)  # (2^n, n) of +-1
+    means = np.abs((signs * d).mean(axis=1))
+    observed = abs(d.mean())
+    return float(np.mean(means >= observed - 1e-12 * max(1.0, observed)))
+
+
+def smallest_sign_flip_p(n: int) -> float:
+    """The smallest two-sided p the exact sign-flip test can give with ``n`` pairs: ``2 / 2^n``."""
+    if not (isinstance(n, (int, np.integer)) and n >= 1):
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return 2.0 / 2 ** n

@@ -225,7 +225,7 @@ def short_answer_problems(text: str) -> list[str]:
 
 
 # A glued verdict is a sentence or a phrase the build chose (glue_verdict, glue_compared, glue_equivalent).
-VERDICT_CALL = re.compile(r"\b(?:\w+\s*=\s*)?glue_(?:verdict|compared|equivalent)\(\s*f?[\"']([^\"']+)[\"']")
+VERDICT_CALL = re.compile(r"\bglue_(?:verdict|compared|equivalent)\(\s*f?[\"']([^\"']+)[\"']")
 FIELD = re.compile(r"\{[^{}]*\}")
 
 

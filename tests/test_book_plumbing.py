@@ -108,9 +108,24 @@ def test_a_trained_mean_is_glued_with_the_band_of_its_seeds_and_its_reason(glued
     assert glued["x_one.tol"]["abs"] == book.band(0.07, 1) == pytest.approx(0.33)
 
 
-def test_seeds_that_spread_wider_than_the_measured_sd_refuse_the_band(glued):
+def test_seeds_that_spread_wider_than_honest_seeds_would_once_in_a_thousand_builds_refuse_the_band(glued):
     with pytest.raises(ValueError, match="measure the spread again"):
         book.glue_trained("x_acc", [0.5, 0.7, 0.9], 0.07, what="test accuracy")
+    book.glue_trained("x_acc", [0.6, 0.7, 0.8], 0.04, what="test accuracy")  # sd 0.1, 2.5 x: within the limit
+    with pytest.raises(ValueError, match="measure the spread again"):
+        book.glue_trained("x_acc", [0.6, 0.7, 0.8], 0.035, what="test accuracy")  # 2.86 x
+
+
+def test_the_spread_limit_is_the_chi_square_quantile_of_the_sample_sd():
+    from scipy import stats
+
+    assert book.spread_limit(1.0, 3) == pytest.approx(np.sqrt(-2 * np.log(book.SPREAD_FALSE_ALARM) / 2))
+    rng = np.random.default_rng(0)
+    sds = rng.normal(size=(200_000, 3)).std(axis=1, ddof=1)
+    assert np.mean(sds > book.spread_limit(1.0, 3)) == pytest.approx(book.SPREAD_FALSE_ALARM, abs=3e-4)
+    assert book.spread_limit(2.0, 6) == pytest.approx(2 * np.sqrt(stats.chi2.ppf(0.999, 5) / 5))
+    with pytest.raises(ValueError, match="n >= 2"):
+        book.spread_limit(1.0, 1)
     with pytest.raises(ValueError, match="positive"):
         book.band(0.0, 3)
     with pytest.raises(ValueError, match="finite"):

@@ -21,7 +21,7 @@ def small_gpu_budget(monkeypatch):
     full = profile.BUDGETS["gpu"]
     small = replace(full, train_sizes=(20, 40, 80, 160, 800), test_size=50, min_steps=2, max_steps=3,
                     fitted={"vit": {"min_steps": 2, "max_steps": 3}},
-                    recipe_size=40, probe_labels=40,
+                    recipe_size=40, probe_labels=40, route_sizes=(40, 160),
                     pretrain={**full.pretrain, "data": {**full.pretrain["data"], "train": 300, "test": 50},
                               "steps": 3})
     monkeypatch.setitem(profile.BUDGETS, "gpu", small)

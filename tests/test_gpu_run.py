@@ -27,7 +27,7 @@ def tiny_gpu_budget():
     full = profile.BUDGETS["gpu"]
     return replace(full, train_sizes=(20, 40), seeds=(0,), test_size=20, min_steps=1, max_steps=1,
                    fitted={"vit": {"min_steps": 2, "max_steps": 2}},
-                   recipe_size=20, probe_labels=20, train={**full.train, "batch_size": 8},
+                   recipe_size=20, probe_labels=20, route_sizes=(20, 40), train={**full.train, "batch_size": 8},
                    pretrain={**full.pretrain, "data": {**full.pretrain["data"], "train": 20, "test": 20},
                              "steps": 1})
 

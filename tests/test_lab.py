@@ -18,17 +18,24 @@ def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "runs"))
 
 
+def steps_of(n: int):
+    """The quick budget with every run, fitted or not, trained for ``n`` steps."""
+    return replace(profile.budget("quick"), min_steps=n, max_steps=n,
+                   fitted={"vit": {"min_steps": n, "max_steps": n}})
+
+
 def small_entry() -> nn.Module:
     return nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 10))
 
 
-def test_the_challenge_size_is_the_largest_budget_size_of_at_most_5000_images():
-    assert lab.challenge_size(profile.budget("quick")) == 2000   # the quick profile's largest set
-    assert lab.challenge_size(profile.budget("gpu")) == 2000     # 10,000 is over the limit
+def test_the_challenge_size_is_the_priors_chapters_largest_route_size_of_at_most_5000_images():
+    for name in profile.PROFILES:
+        budget = profile.budget(name)
+        assert lab.challenge_size(budget) == budget.route_sizes[-1] <= lab.MAX_IMAGES
     assert lab.challenge_size(profile.budget("full")) == 5000    # the source's 5,000 CIFAR-10 images
-    with pytest.raises(ValueError, match="no training size of at most 5,000"):
+    with pytest.raises(ValueError, match="at most 5,000"):
         lab.challenge_size(replace(profile.budget("quick"), train_sizes=(6000, 7000), recipe_size=6000,
-                                   probe_labels=6000))
+                                   probe_labels=6000, route_sizes=(6000, 7000)))
 
 
 def test_check_model_counts_parameters_and_enforces_the_limits():
@@ -64,7 +71,7 @@ def test_enter_refuses_a_model_over_the_limit_before_training():
 
 
 def test_enter_trains_on_the_runs_images_with_its_recipe_and_scores_on_the_test_set():
-    budget = replace(profile.budget("quick"), min_steps=5, max_steps=5)
+    budget = steps_of(5)
     first = lab.enter(small_entry, budget, train_size=50, seed=1)
     again = lab.enter(small_entry, budget, train_size=50, seed=1)
     other = lab.enter(small_entry, budget, train_size=50, seed=2)
@@ -91,7 +98,7 @@ def test_the_prior_routes_are_the_plans_which_the_priors_chapter_trains():
 
 
 def test_enter_trains_on_one_thread_and_gives_the_threads_back():
-    budget = replace(profile.budget("quick"), min_steps=2, max_steps=2)
+    budget = steps_of(2)
     seen = []
 
     def counting():
@@ -120,7 +127,7 @@ class Doubled(nn.Module):
 
 
 def test_a_second_entry_of_the_same_model_is_read_from_the_cache_and_any_change_trains_afresh(monkeypatch):
-    budget = replace(profile.budget("quick"), min_steps=3, max_steps=3)
+    budget = steps_of(3)
     first = lab.enter(small_entry, budget, train_size=50, seed=1)
     again = lab.enter(small_entry, budget, train_size=50, seed=1)
     assert not first.cached and again.cached
@@ -130,12 +137,12 @@ def test_a_second_entry_of_the_same_model_is_read_from_the_cache_and_any_change_
         assert torch.equal(a, b)
     assert not lab.enter(small_entry, budget, train_size=50, seed=2).cached  # other initial weights
     assert not lab.enter(Doubled, budget, train_size=50, seed=1).cached       # other code
-    longer = replace(budget, min_steps=4, max_steps=4)
+    longer = steps_of(4)
     assert not lab.enter(small_entry, longer, train_size=50, seed=1).cached   # other recipe
 
 
 def test_an_entry_whose_code_cannot_be_read_is_trained_every_time(monkeypatch):
-    budget = replace(profile.budget("quick"), min_steps=2, max_steps=2)
+    budget = steps_of(2)
 
     def unreadable(obj):
         raise OSError("no source")
@@ -149,7 +156,7 @@ def test_an_entry_whose_code_cannot_be_read_is_trained_every_time(monkeypatch):
 def test_an_entry_that_is_one_of_the_books_runs_is_read_from_the_run_cache_not_trained_again():
     from vitbias import models
 
-    budget = replace(profile.budget("quick"), min_steps=5, max_steps=5)
+    budget = steps_of(5)
     stem = runs.experiment(budget, "vit", 50, 0, route={"stem": True})
     book = runs.run(stem)
     entry = lab.enter(lambda: models.build({**budget.vit, "kind": "route", "stem": True}), budget, 50, seed=0)

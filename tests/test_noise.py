@@ -29,9 +29,12 @@ def test_the_largest_sd_over_groups_is_found_with_its_group():
 
 
 def _without_seed(config):
+    """``config`` less its seeds (a distilled run's teacher's too)."""
     config = json.loads(json.dumps(config))
     config["data"].pop("seed")
     config["train"].pop("seed")
+    if config["train"].get("teacher"):
+        config["train"]["teacher"] = _without_seed(config["train"]["teacher"])
     return config
 
 
@@ -64,7 +67,7 @@ def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_p
     group = ("vit", budget.train_sizes[-1], "plain")
     _fake_cache(tmp_path / "own", budget, (group, [0.70, 0.80, 0.90]))
     _fake_cache(tmp_path / "other", budget, (group, [0.70, 0.80, 0.90]))
-    measured = noise.measure_crossover(budget, [tmp_path / "own", tmp_path / "other"])
+    measured = noise.measure("crossover", budget, [tmp_path / "own", tmp_path / "other"])
     expected = np.std([0.7, 0.8, 0.9] * 2, ddof=1)
     assert measured["vit"]["measured"] == pytest.approx(expected, abs=1e-6)
     assert measured["vit"]["sd"] == noise.rounded_up(expected)
@@ -75,7 +78,7 @@ def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_p
 
 def test_a_seed_missing_from_the_builds_own_cache_is_refused(tmp_path):
     with pytest.raises(ValueError, match="lacks a seed"):
-        noise.measure_crossover(profile.budget("quick"), [tmp_path])
+        noise.measure("crossover", profile.budget("quick"), [tmp_path])
 
 
 def test_the_generated_module_holds_exactly_what_was_measured():
@@ -155,3 +158,31 @@ def test_every_measured_chapter_has_runs_to_train_on_the_other_kernel_set_and_no
     assert set(booktools.OTHER_KERNEL_RUNS) == set(noise.CHAPTER_GROUPS)
     with pytest.raises(ValueError, match="no other-kernel runs"):
         booktools.train_on_other_kernels(tmp_path, ["exercises"])
+
+
+def _one_run_per_seed_differing_by_nothing_else(configs, budget):
+    assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
+    assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
+
+
+def test_the_priors_routes_are_one_kind_over_every_size_and_the_locality_grid_is_another():
+    budget = profile.budget("quick")
+    kinds = noise.priors_groups(budget)
+    assert set(kinds) == {"routes", "finer grid", "train"}
+    assert set(kinds["routes"]) == {(name, n, 0.0) for name in plan.prior_routes(budget) for n in budget.route_sizes}
+    assert {name for name, *_ in kinds["finer grid"]} == {"ViT, finer grid", plan.LOCAL_ROUTE_NAME}
+    assert set(kinds["train"]) >= set(kinds["routes"]) | {("ViT", n, 0.0) for n in budget.route_sizes}
+    for groups in kinds.values():
+        for configs in groups.values():
+            _one_run_per_seed_differing_by_nothing_else(configs, budget)
+
+
+def test_each_robustness_model_is_a_kind_over_its_conditions_and_recipes():
+    budget = profile.budget("quick")
+    kinds = noise.robustness_groups(budget)
+    assert set(kinds) == {"CNN", "ViT", "train"}
+    assert set(kinds["ViT"]) == {("ViT", condition) for condition in (*plan.TEXTURES, "erasing")}
+    assert len(kinds["train"]) == 2 * (len(plan.TEXTURES) + 1)
+    for groups in kinds.values():
+        for configs in groups.values():
+            _one_run_per_seed_differing_by_nothing_else(configs, budget)

@@ -20,11 +20,19 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
     budget = profile.budget("quick")
     n, s = budget.train_sizes[-1], budget.seeds[0]
     crossover, priors, lab = plan.crossover(budget), plan.priors(budget), plan.lab(budget)
+    robustness = plan.robustness(budget)
     assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(lab["vit", n, s])
     assert runs.run_key(crossover["vit", s]) == runs.run_key(lab["vit", "recipe", s])
-    assert runs.run_key(crossover["cnn", n, s, "plain"]) == runs.run_key(priors["CNN", n, s, 0.0])
-    assert runs.run_key(crossover["cnn", n, s, "patches shuffled"]) == runs.run_key(priors["CNN", n, s, 1.0])
-    assert runs.run_key(lab["conv stem", s]) == runs.run_key(priors["conv stem", n, s, 0.0])
+    assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(robustness["ViT", "plain fill", s])
+    for r in budget.route_sizes:  # the priors chapter's plain models are the crossover chapter's
+        assert runs.run_key(crossover["cnn", r, s, "plain"]) == runs.run_key(priors["CNN", r, s, 0.0])
+        assert runs.run_key(crossover["vit", r, s, "plain"]) == runs.run_key(priors["ViT", r, s, 0.0])
+    r = budget.route_sizes[-1]
+    assert runs.run_key(crossover["cnn", r, s, "patches shuffled"]) == runs.run_key(priors["CNN", r, s, 1.0])
+    for name in plan.prior_routes(budget):  # the lab's board is the priors chapter's larger size
+        assert runs.run_key(lab[name, s]) == runs.run_key(priors[name, r, s, 0.0])
+    assert runs.run_key(lab["plain ViT", s]) == runs.run_key(priors["ViT", r, s, 0.0])
+    assert runs.run_key(robustness["ViT, conv stem", s]) == runs.run_key(priors["conv stem", r, s, 0.0])
     locality = plan.locality(budget)
     for key, config in locality.items():
         if key[0] != "stem":
@@ -85,8 +93,9 @@ def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shu
 
 def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts_the_missing(tmp_path):
     budget = profile.budget("quick")
-    configs = list(plan.priors(budget).values())[:3]
-    distilled = plan.priors(budget)["distilled from the CNN", budget.train_sizes[0], 0, 0.0]
+    priors, n = plan.priors(budget), budget.route_sizes[0]
+    configs = [priors[name, n, 0, 0.0] for name in ("CNN", "ViT", "conv stem")]
+    distilled = priors["distilled from the CNN", n, 0, 0.0]
     for i, config in enumerate(configs[:2]):
         entry = tmp_path / runs.run_key(config)
         entry.mkdir()
@@ -174,3 +183,15 @@ def test_a_run_of_one_step_cannot_be_halved():
 def test_an_unknown_world_is_refused():
     with pytest.raises(ValueError, match="no world"):
         plan.world_pixel_index(profile.budget("quick"), "upside down")
+
+
+@pytest.mark.parametrize("chapter", ["priors", "robustness", "lab", "symmetry", "crossover"])
+def test_every_model_on_the_testbeds_grid_trains_under_the_rule_by_which_it_fits_its_training_set(chapter):
+    budget = profile.budget("quick")
+    grid_patch = plan.locality_grid(budget)[1]
+    for key, config in plan.chapter_runs(chapter, budget).items():
+        if (not isinstance(key, tuple) or key[1:2] == ("half steps",)
+                or config["model"].get("patch_size") == grid_patch != budget.vit["patch_size"]):
+            continue  # the pretraining and the deliberately halved run; the locality grid's runs
+        model = "cnn" if config["model"]["kind"] == "cnn" else "vit"
+        assert config["train"]["steps"] == budget.steps(config["data"]["train"], model), key

@@ -132,6 +132,9 @@ def test_a_step_rule_for_an_unknown_model_and_a_fit_that_is_not_a_bool_are_refus
     (dict(min_steps=5000), "min_steps"),
     (dict(recipe_size=123), "recipe_size"),
     (dict(probe_labels=7), "probe_labels"),
+    (dict(route_sizes=(300, 301)), "route_sizes"),
+    (dict(route_sizes=(800, 300)), "route_sizes"),
+    (dict(route_sizes=()), "route_sizes"),
     (dict(train={**profile.RECIPE, "steps": 10}), "steps"),
 ])
 def test_bad_budgets_are_refused(change, match):

@@ -693,6 +693,12 @@ OTHER_KERNEL_RUNS = {
                   "and k[3] == 'plain'])\n"),
     "symmetry": ("from vitbias import plan, profile, runs\n"
                  "runs.run_many(list(plan.symmetry(profile.budget()).values()))\n"),
+    "priors": ("from vitbias import noise, profile, runs\n"
+               "kinds = noise.priors_groups(profile.budget())\n"
+               "runs.run_many([c for kind in ('routes', 'finer grid') for g in kinds[kind].values() for c in g])\n"),
+    "robustness": ("from vitbias import noise, profile, runs\n"
+                   "kinds = noise.robustness_groups(profile.budget())\n"
+                   "runs.run_many([c for g in kinds['train'].values() for c in g])\n"),
 }
 
 

@@ -194,7 +194,19 @@ def sentence(*clauses: str) -> str:
 # Two independent builds' means of n seeds differ by more than 4.7 standard
 # deviations of one mean, sqrt(2) sd of their difference, with probability about 1e-3.
 BAND_SDS = 4.7
-SPREAD_FACTOR = 1.5
+SPREAD_FALSE_ALARM = 1e-3  # how often n honest seeds may spread past the guard of glue_trained
+
+
+def spread_limit(one_run_sd: float, n: int) -> float:
+    """The widest sample sd (``ddof=1``) that ``n`` runs of one-run sd ``one_run_sd`` reach with
+    probability :data:`SPREAD_FALSE_ALARM`: ``one_run_sd * sqrt(chi2_{n-1}(1 - p) / (n - 1))``, since
+    ``(n - 1) s^2 / sd^2`` is chi-square with ``n - 1`` degrees of freedom for normal runs (for three
+    seeds, 2.63 times the sd: a fixed 1.5 would refuse one honest build in ten)."""
+    from scipy import stats
+
+    if not (isinstance(n, (int, np.integer)) and n >= 2):
+        raise ValueError(f"a spread needs n >= 2 runs, got {n!r}")
+    return float(one_run_sd * np.sqrt(stats.chi2.ppf(1 - SPREAD_FALSE_ALARM, n - 1) / (n - 1)))
 
 
 def band(one_run_sd: float, n: int = 1) -> float:
@@ -214,15 +226,17 @@ def glue_trained(name: str, samples, one_run_sd: float, *, what: str) -> float:
     (another CPU sums in another order, and a run then moves as a run of
     another seed would); ``what``: what the number is, for the drift report.
     The band is :func:`band` of the mean. A build whose own seeds spread wider
-    than ``SPREAD_FACTOR * one_run_sd`` is refused (``ValueError``): its band
-    was measured on a narrower spread and no longer holds.
+    than honest seeds would but once in a thousand builds (:func:`spread_limit`)
+    is refused (``ValueError``): its band was measured on a narrower spread and
+    no longer holds.
     """
     values = np.atleast_1d(np.asarray(samples, dtype=float))
     if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
         raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
-    if len(values) > 1 and values.std(ddof=1) > SPREAD_FACTOR * one_run_sd:
+    if len(values) > 1 and values.std(ddof=1) > spread_limit(one_run_sd, len(values)):
         raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
-                         f"{SPREAD_FACTOR} x the measured one-run sd {one_run_sd}: measure the spread again")
+                         f"{len(values)} runs of the measured one-run sd {one_run_sd} reach once in "
+                         f"{1 / SPREAD_FALSE_ALARM:,.0f} builds: measure the spread again")
     n = len(values)
     why = (f"{' '.join(what.split())}: {'a mean over ' + str(n) + ' seeds' if n > 1 else 'one run'}; another "
            f"CPU's summation order moves a training as a new seed would: {BAND_SDS} sd of the "

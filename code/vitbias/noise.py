@@ -121,8 +121,47 @@ def symmetry_groups(budget) -> dict[str, dict]:
     return kinds
 
 
+def priors_groups(budget) -> dict[str, dict]:
+    """The priors chapter's own runs by kind of number: ``"routes"``, the test accuracy of every route
+    of :func:`vitbias.plan.prior_routes` at every route size (one kind, so that its sd is the largest
+    over many groups, not one group's three seeds); ``"finer grid"``, either model's on the locality
+    grid; ``"train"``, the training accuracy of every model of the testbed's grid. The plain CNN and ViT
+    are the crossover chapter's runs, measured there."""
+    from .plan import LOCAL_ROUTE_NAME, prior_routes, priors
+
+    routes = set(prior_routes(budget))
+    kinds: dict[str, dict] = {}
+    for (name, n, _seed, shuffled), config in priors(budget).items():
+        group = (name, n, shuffled)
+        if name in ("ViT, finer grid", LOCAL_ROUTE_NAME):
+            kinds.setdefault("finer grid", {}).setdefault(group, []).append(config)
+            continue
+        if name in routes:
+            kinds.setdefault("routes", {}).setdefault(group, []).append(config)
+        kinds.setdefault("train", {}).setdefault(group, []).append(config)
+    return kinds
+
+
+def robustness_groups(budget) -> dict[str, dict]:
+    """The robustness chapter's runs at the largest size by kind of number: ``"CNN"`` and ``"ViT"``,
+    the test accuracy on images of their own training condition over the texture conditions and random
+    erasing, and ``"train"``, the training accuracy of all of them. The matched comparison's runs are
+    other chapters'."""
+    from .plan import TEXTURES, robustness
+
+    kinds: dict[str, dict] = {}
+    for key, config in robustness(budget).items():
+        if len(key) != 3 or key[1] not in (*TEXTURES, "erasing"):
+            continue
+        model, condition, _seed = key
+        kinds.setdefault(model, {}).setdefault((model, condition), []).append(config)
+        kinds.setdefault("train", {}).setdefault((model, condition), []).append(config)
+    return kinds
+
+
 # The chapters whose one-run sds are measured, and how their runs group into kinds.
-CHAPTER_GROUPS = {"crossover": crossover_groups, "symmetry": symmetry_groups}
+CHAPTER_GROUPS = {"crossover": crossover_groups, "symmetry": symmetry_groups, "priors": priors_groups,
+                  "robustness": robustness_groups}
 METRIC = {"train": "train_accuracy"}  # any other kind is a test accuracy
 
 
@@ -139,11 +178,6 @@ def measure(chapter: str, budget, folders) -> dict[str, dict]:
         measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": " / ".join(map(str, where)),
                           "runs": sum(len(v) for v in values.values())}
     return measured
-
-
-def measure_crossover(budget, folders) -> dict[str, dict]:
-    """:func:`measure` of the crossover chapter."""
-    return measure("crossover", budget, folders)
 
 
 def module_source(measured: dict) -> str:

@@ -33,6 +33,52 @@ MEASURED = {
                 }
             }
         },
+        "priors": {
+            "kernel_sets": 2,
+            "kinds": {
+                "finer grid": {
+                    "largest_in": "ViT, finer grid / 800 / 1.0",
+                    "measured": 0.045872,
+                    "runs": 36,
+                    "sd": 0.05
+                },
+                "routes": {
+                    "largest_in": "relative bias / 800 / 0.0",
+                    "measured": 0.064538,
+                    "runs": 60,
+                    "sd": 0.065
+                },
+                "train": {
+                    "largest_in": "crop and flip / 300 / 0.0",
+                    "measured": 0.06921,
+                    "runs": 84,
+                    "sd": 0.07
+                }
+            }
+        },
+        "robustness": {
+            "kernel_sets": 2,
+            "kinds": {
+                "CNN": {
+                    "largest_in": "CNN / random texture",
+                    "measured": 0.003513,
+                    "runs": 24,
+                    "sd": 0.005
+                },
+                "ViT": {
+                    "largest_in": "ViT / random texture",
+                    "measured": 0.024995,
+                    "runs": 24,
+                    "sd": 0.025
+                },
+                "train": {
+                    "largest_in": "CNN / plain fill",
+                    "measured": 0.0,
+                    "runs": 48,
+                    "sd": 0.005
+                }
+            }
+        },
         "symmetry": {
             "kernel_sets": 2,
             "kinds": {

@@ -230,23 +230,26 @@ def locality(budget) -> dict:
 
 def priors(budget) -> dict:
     """``(name, n, seed, shuffled fraction)``: the CNN, the ViT and every route of :func:`prior_routes`
-    at the smallest and the largest size, and on shuffled images (largest size) the CNN and
-    :data:`SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by the crossover chapter's theorem,
-    distributed as on ordered ones); on the locality grid, at :func:`locality_sizes` and shuffled at the
-    larger, the plain ViT (``"ViT, finer grid"``, the locality chapter's runs) and hard locality
-    (:data:`LOCAL_ROUTE_NAME`)."""
-    sizes, seeds = budget.train_sizes, budget.seeds
-    wanted = {}
-    for n in (sizes[0], sizes[-1]):
+    at each of ``budget.route_sizes``, every model under the rule by which it fits its training set
+    (the CNN's and the plain ViT's runs are the crossover chapter's), and on shuffled images (the
+    largest route size) the CNN and :data:`SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by
+    the crossover chapter's theorem, distributed as on ordered ones); on the locality grid, at
+    :func:`locality_sizes` and shuffled at the larger, the plain ViT (``"ViT, finer grid"``, the
+    locality chapter's runs) and hard locality (:data:`LOCAL_ROUTE_NAME`); and the plain ViT at the
+    testbed's smallest size, the floor below the route sizes."""
+    sizes, seeds = budget.route_sizes, budget.seeds
+    floor = budget.train_sizes[0]
+    wanted = {("ViT", floor, s, 0.0): runs.experiment(budget, "vit", floor, s, fit=True) for s in seeds}
+    for n in sizes:
         for s in seeds:
             for p in ((0.0, 1.0) if n == sizes[-1] else (0.0,)):
-                wanted["CNN", n, s, p] = runs.experiment(budget, "cnn", n, s, permute=p)
+                wanted["CNN", n, s, p] = runs.experiment(budget, "cnn", n, s, permute=p, fit=True)
                 if p == 0.0:
-                    wanted["ViT", n, s, p] = runs.experiment(budget, "vit", n, s)
+                    wanted["ViT", n, s, p] = runs.experiment(budget, "vit", n, s, fit=True)
                 for name, (route, augment) in prior_routes(budget).items():
                     if p == 0.0 or name in SHUFFLED_ROUTES:
                         wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route,
-                                                                augment=augment, permute=p)
+                                                                augment=augment, permute=p, fit=True)
     small, large = locality_sizes(budget)
     for n in (small, large):
         for s in seeds:
@@ -259,7 +262,9 @@ def priors(budget) -> dict:
 
 def robustness(budget) -> dict:
     """``(model, condition, seed)`` at the largest size: each texture condition, and ``"erasing"``;
-    ``("CNN", n, seed)`` at every size and ``("ViT, conv stem", seed)``, for the matched comparison.
+    ``("CNN", n, seed)`` at every size and ``("ViT, conv stem", seed)`` (the priors chapter's, at the
+    largest route size), for the matched comparison; every model under the rule by which it fits its
+    training set.
 
     Textures exist on generated data only; on other data the one condition
     is ``"plain fill"``, the data as they are.
@@ -270,13 +275,15 @@ def robustness(budget) -> dict:
     for s in seeds:
         for model in ("CNN", "ViT"):
             for condition, texture in textures.items():
-                wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture)
-            wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE)
+                wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture,
+                                                              fit=True)
+            wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE, fit=True)
         # For the comparison at matched clean accuracy: the CNN at every size (the crossover
-        # chapter's runs) and the ViT with a convolutional stem at the largest (the priors chapter's).
+        # chapter's runs) and the ViT with a convolutional stem (the priors chapter's).
         for size in budget.train_sizes:
-            wanted["CNN", size, s] = runs.experiment(budget, "cnn", size, s)
-        wanted["ViT, conv stem", s] = runs.experiment(budget, "vit", n, s, route={"stem": True})
+            wanted["CNN", size, s] = runs.experiment(budget, "cnn", size, s, fit=True)
+        wanted["ViT, conv stem", s] = runs.experiment(budget, "vit", budget.route_sizes[-1], s,
+                                                      route={"stem": True}, fit=True)
     return wanted
 
 
@@ -302,9 +309,9 @@ def symmetry(budget) -> dict:
 
 def lab(budget) -> dict:
     """The lab's runs: the curves ``(model, n, seed)`` and the recipe switched ``(model, "recipe", seed)``
-    (the crossover chapter's, each model fitting its training set), and the board at the challenge's
-    size ``(name, seed)``: the routes, the plain ViT and the CNN under the entry's step budget (the
-    priors chapter's); all of them other chapters' runs."""
+    (the crossover chapter's), and the board at the challenge's size ``(name, seed)``: the routes, the
+    plain ViT and the CNN (the priors chapter's); every model fitting its training set, an entry too;
+    all of them other chapters' runs."""
     from .lab import challenge_size
 
     sizes, seeds = budget.train_sizes, budget.seeds
@@ -313,11 +320,11 @@ def lab(budget) -> dict:
     wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched, fit=True)
                for m in MODELS for s in seeds}
     n = challenge_size(budget)
-    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment)
+    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment, fit=True)
                for name, (route, augment) in prior_routes(budget).items() for s in seeds}
-    # the board's plain models, under the entry's step budget (lab.enter trains as the plain ViT's run)
-    wanted |= {(name, s): runs.experiment(budget, m, n, s) for name, m in (("plain ViT", "vit"), ("CNN", "cnn"))
-               for s in seeds}
+    # the board's plain models (lab.enter trains an entry as the plain ViT's run)
+    wanted |= {(name, s): runs.experiment(budget, m, n, s, fit=True)
+               for name, m in (("plain ViT", "vit"), ("CNN", "cnn")) for s in seeds}
     return wanted
 
 

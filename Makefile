@@ -31,6 +31,7 @@ help:
 	@echo "make site-test         open every page of _build/html in headless Chromium (installed if missing);"
 	@echo "                       fail on a console error, a broken image, raw TeX, an undrawn figure, a figure"
 	@echo "                       shown twice or printed wrong, code wider than its column, a broken link"
+	@echo "                       or a serious WCAG 2.1 A/AA violation (axe-core)"
 	@echo "make launched          the lab and one chapter as a Binder reader launches them: a fresh environment"
 	@echo "                       from binder/requirements.txt, an empty run cache, 2 GB; time and peak memory"
 	@echo "make clean             remove _build/ (trained runs in .runs/ are kept)"

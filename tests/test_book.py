@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from tools import booktools
-from tools.prose_lint import lint
+from tools.prose_lint import lint, repeated_in_sections
 from vitbias.profile import current_profile
 
 CHAPTERS = booktools.chapters()
@@ -92,6 +92,13 @@ def test_every_chapter_is_rendered_without_unresolved_glue(chapter, fresh_build)
     text = html.read_text(encoding="utf-8")
     for marker in ("glue:text", "Traceback (most recent call last)", "could not find"):
         assert marker not in text, f"{html.name} contains {marker!r}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=ids(CHAPTERS))
+def test_no_section_hedges_with_the_seeds_spread_more_than_once(chapter, fresh_build):
+    html = (fresh_build / "html" / "book" / f"{chapter.stem}.html").read_text(encoding="utf-8")
+    assert not repeated_in_sections(html), (f"{chapter.name}: sections naming the seeds' spread more than once "
+                                            f"(say how far apart instead): {repeated_in_sections(html)}")
 
 
 def test_drift_check_names_the_value_and_both_numbers():

@@ -150,6 +150,25 @@ def test_a_paired_comparison_uses_the_paired_test_and_resolves_what_welchs_canno
     assert glued["p"] == "above"
 
 
+def test_a_sentence_too_close_to_tell_carries_how_far_apart_and_what_the_seeds_resolve(glued):
+    from scipy import stats
+
+    first, second = [1.0, 2.0, 3.0], 2.5
+    same = "{apart:.2f} apart, less than {seeds} seeds resolve ({resolvable:.2f})"
+    assert book.glue_compared("n", first, second, more="a", less="b", same=same) == "same"
+    # one-sample t: se = 1 / sqrt(3), two degrees of freedom
+    assert glued["n"] == f"0.50 apart, less than three seeds resolve ({stats.t.isf(0.025, 2) / np.sqrt(3):.2f})"
+    # shifted by exactly that much, the test resolves the difference (and one hair less, it does not)
+    edge = book.compared_numbers(first, second)["resolvable"]
+    assert book.compare(np.array(first) + 0.5 + edge * 1.001, second) == "more"
+    assert book.compare(np.array(first) + 0.5 + edge * 0.999, second) == "same"
+
+
+def test_a_sentence_with_a_field_the_comparison_does_not_know_is_refused(glued):
+    with pytest.raises(ValueError, match="field other than"):
+        book.glue_compared("n", [1.0, 2.0, 3.0], 2.5, more="a", less="b", same="{spread:.2f} apart")
+
+
 def test_an_equality_a_theorem_guarantees_is_glued_as_shown_or_not_shown_never_as_a_difference(glued):
     a = [0.70, 0.71, 0.72]
     assert book.glue_equivalent("e", a, [0.705, 0.71, 0.715], 0.05, equal="the same", unresolved="not shown")

@@ -383,7 +383,11 @@ def test_a_model_that_reads_one_patch_is_influenced_by_that_patch_only():
     assert np.count_nonzero(norms) == 4
 
 
-def test_distance_by_layer_in_batches_equals_the_distance_of_all_maps_at_once():
+@pytest.mark.parametrize("by_layer, of_maps", [
+    (L.distance_by_layer, lambda maps: L.mean_attention_distance(maps, 4, 4, 8, 1)),
+    (L.neighbour_weight_by_layer, lambda maps: L.neighbour_weight(maps, 4, 4, 1)),
+], ids=["distance", "neighbour weight"])
+def test_a_statistic_by_layer_in_batches_equals_the_statistic_of_all_maps_at_once(by_layer, of_maps):
     import torch
 
     from vitbias import data, models
@@ -393,9 +397,8 @@ def test_distance_by_layer_in_batches_equals_the_distance_of_all_maps_at_once():
                           "num_heads": 2})
     images = data.shapes(7, seed=0)
     maps = L.vit_attention(model, images, count=7)
-    expected = np.stack([L.mean_attention_distance(maps[:, layer], 4, 4, 8, 1) for layer in range(2)])
-    np.testing.assert_allclose(L.distance_by_layer(model, images, count=7, batch_size=3), expected,
-                               rtol=1e-6, atol=0)
+    expected = np.stack([of_maps(maps[:, layer]) for layer in range(2)])
+    np.testing.assert_allclose(by_layer(model, images, count=7, batch_size=3), expected, rtol=1e-6, atol=0)
 
 
 def test_distance_by_layer_feeds_a_224_pixel_vit_ti_16_resized_images_on_its_14_by_14_grid():
@@ -410,3 +413,50 @@ def test_distance_by_layer_feeds_a_224_pixel_vit_ti_16_resized_images_on_its_14_
     assert distance.shape == (2, 3)
     # Near-uniform attention at initialisation: close to the 14 x 14 grid's uniform distance.
     np.testing.assert_allclose(distance, L.uniform_attention_distance(14, 14, 16), rtol=0.05)
+
+
+def test_leaving_out_the_query_itself_changes_only_a_head_that_reads_itself():
+    H_p, W_p, P, n_prefix = 3, 4, 8, 1
+    N = n_prefix + H_p * W_p
+    A = dirichlet_maps(3, (2,), HEADS, N)
+    # Looking only at itself, a head is at distance 0; left out, it is where the rest of its weight goes.
+    self_heavy = 0.5 * A + 0.5 * np.eye(N)
+    D = L.patch_distances(H_p, W_p, P)
+    patches = self_heavy[..., n_prefix:, n_prefix:] * (1 - np.eye(H_p * W_p))
+    expected = ((patches * D).sum(-1) / patches.sum(-1)).mean(axis=(0, 2))
+    np.testing.assert_allclose(L.mean_attention_distance(self_heavy, H_p, W_p, P, n_prefix, exclude_self=True),
+                               expected, rtol=1e-12)
+    assert np.all(L.mean_attention_distance(self_heavy, H_p, W_p, P, n_prefix, exclude_self=True)
+                  > L.mean_attention_distance(self_heavy, H_p, W_p, P, n_prefix))
+
+
+def test_uniform_attention_without_the_query_itself_looks_as_far_as_the_mean_over_the_other_patches():
+    H_p, W_p, P = 3, 4, 8
+    D = L.patch_distances(H_p, W_p, P)
+    others = D[~np.eye(len(D), dtype=bool)]
+    assert L.uniform_attention_distance(H_p, W_p, P, exclude_self=True) == pytest.approx(others.mean(), rel=1e-12)
+    uniform = np.full((1, 1, 1 + H_p * W_p, 1 + H_p * W_p), 1 / (1 + H_p * W_p))
+    assert L.mean_attention_distance(uniform, H_p, W_p, P, 1, exclude_self=True)[0] == pytest.approx(
+        others.mean(), rel=1e-12)
+    with pytest.raises(ValueError, match="one patch"):
+        L.uniform_attention_distance(1, 1, P, exclude_self=True)
+
+
+def test_the_neighbours_of_a_patch_are_the_eight_cells_around_it_and_fewer_at_edges_and_corners():
+    mask = L.neighbour_mask(3, 4)
+    counts = mask.sum(axis=1).reshape(3, 4)
+    np.testing.assert_array_equal(counts, [[3, 5, 5, 3], [5, 8, 8, 5], [3, 5, 5, 3]])
+    assert not mask.diagonal().any() and (mask == mask.T).all()
+    assert L.uniform_neighbour_weight(3, 4) == pytest.approx(counts.mean() / 12)
+
+
+def test_a_head_that_attends_only_to_its_neighbours_puts_all_its_patch_weight_there_whatever_its_prefix_weight():
+    H_p, W_p, n_prefix = 4, 4, 1
+    mask = L.neighbour_mask(H_p, W_p)
+    A = np.zeros((1, 1, 17, 17))
+    A[..., n_prefix:, n_prefix:] = 0.6 * mask / mask.sum(axis=1, keepdims=True)
+    A[..., :, 0] += 0.4
+    A[..., 0, :] = 1 / 17
+    assert L.neighbour_weight(A, H_p, W_p, n_prefix)[0] == pytest.approx(1.0, rel=1e-12)
+    uniform = np.full((1, 1, 17, 17), 1 / 17)
+    assert L.neighbour_weight(uniform, H_p, W_p, n_prefix)[0] == pytest.approx(L.uniform_neighbour_weight(4, 4))

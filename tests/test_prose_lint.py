@@ -74,9 +74,13 @@ def test_a_long_line_in_a_visible_code_cell_fails_with_its_line_and_length():
     assert long_code_lines(page) == [(9, len(LONG), LONG), (15, len(LONG), LONG)]
 
 
-def test_a_long_line_passes_in_a_hidden_cell_and_in_prose_and_wrapped_lines_pass():
-    page = page_with_cells(f"```{{code-cell}} ipython3\n:tags: [hide-input]\n\n{LONG}\n```",
-                           f"```{{code-cell}} ipython3\n:tags: [remove-cell]\n{LONG}\n```",
+def test_a_long_line_fails_in_a_folded_cell_the_reader_can_open():
+    page = page_with_cells(f"```{{code-cell}} ipython3\n:tags: [hide-input]\n\n{LONG}\n```")
+    assert long_code_lines(page) == [(10, len(LONG), LONG)]
+
+
+def test_a_long_line_passes_in_a_removed_cell_and_in_prose_and_wrapped_lines_pass():
+    page = page_with_cells(f"```{{code-cell}} ipython3\n:tags: [remove-cell]\n{LONG}\n```",
                            f"```{{code-cell}} ipython3\n---\ntags: [remove-input]\nmystnb:\n  figure:\n"
                            f"    caption: A figure.\n---\n{LONG}\n```",
                            f"```{{code-cell}} ipython3\n{WRAPPED}\n```",
@@ -109,9 +113,14 @@ def gated_solution(classes: str, code: str) -> list[str]:
     return [start, f"```{{code-cell}} ipython3\n:tags: [solution]\n\n{code}\n```", "````{solution-end}\n````"]
 
 
-def test_a_long_line_passes_in_a_folded_solution_and_fails_in_an_open_one_or_after_it():
-    folded = page_with_cells(*gated_solution("dropdown", LONG))
-    assert long_code_lines(folded) == []
+def test_a_folded_solution_holds_the_narrower_boxs_width_and_an_open_one_or_code_after_it_the_pages():
+    from tools.prose_lint import FOLDED_LINE_LIMIT
+
+    fits_folded = "x = " + "1" * (FOLDED_LINE_LIMIT - 4)
+    assert long_code_lines(page_with_cells(*gated_solution("dropdown", fits_folded))) == []
+    folded = page_with_cells(*gated_solution("dropdown", fits_folded + "1"))
+    assert [length for _, length, _ in long_code_lines(folded)] == [FOLDED_LINE_LIMIT + 1]
+    assert len(LONG) > FOLDED_LINE_LIMIT
     opened = page_with_cells(*gated_solution("", LONG))
     assert [length for _, length, _ in long_code_lines(opened)] == [len(LONG)]
     after = page_with_cells(*gated_solution("dropdown", "x = 1"), f"```{{code-cell}} ipython3\n{LONG}\n```")
@@ -169,3 +178,14 @@ def test_a_glued_verdict_after_or_before_a_colon_is_a_fragment_and_flagged_with_
 def test_a_verdict_inside_a_whole_sentence_passes():
     page = VERDICT_CELL + "The stem is {glue:text}`route_stem_text` the plain ViT, so {glue:text}`above_text`.\n"
     assert joined_verdicts(page) == []
+
+
+def test_the_seeds_spread_named_twice_in_one_sections_prose_is_reported_and_once_per_section_is_not():
+    from tools.prose_lint import repeated_in_sections
+
+    page = """<section id="a"><h1>Alpha</h1><p>Within the seeds’ spread.</p>
+      <div class="cell"><pre>within the seeds' spread</pre><p>the seeds' spread</p></div>
+      <section id="b"><h2>Beta#</h2><p>Within the seeds' spread, and</p><ul><li>again the seeds’ spread.</li></ul>
+      </section><section id="c"><h2>Gamma</h2><p>The seeds' spread once.</p></section></section>"""
+    assert repeated_in_sections(page) == [("Beta", 2)]
+    assert repeated_in_sections(page, most=2) == []

@@ -150,6 +150,15 @@ def test_the_share_kept_is_the_perturbed_accuracy_over_the_clean_one_seed_by_see
     assert robustness.retained(0.9, 0.9) == 1.0
 
 
+def test_against_chance_a_model_that_falls_to_guessing_keeps_nothing_and_below_it_less():
+    assert robustness.retained([0.55, 0.1, 0.05], [1.0, 0.6, 0.6], chance=0.1) == pytest.approx([0.5, 0.0, -0.1])
+    assert robustness.retained(0.9, 0.9, chance=0.1) == 1.0
+    with pytest.raises(ValueError, match="above chance"):
+        robustness.retained([0.1], [0.1], chance=0.1)
+    with pytest.raises(ValueError, match="chance must"):
+        robustness.retained([0.1], [0.5], chance=1.0)
+
+
 @pytest.mark.parametrize("perturbed, clean, match", [
     ([0.4, 0.3], [0.8], "one shape"),
     ([0.4], [0.0], r"\[0, 1\]"),

@@ -259,3 +259,29 @@ def test_three_seeds_can_never_resolve_a_difference_at_five_percent_by_sign_flip
 def test_bad_paired_samples_are_refused(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_two_samples_differ_exactly_when_their_means_are_farther_apart_than_the_smallest_resolved_difference(paired):
+    resolved = scaling.resolved_paired if paired else scaling.resolved
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        first, second = rng.normal(0.5, 0.05, 3), rng.normal(0.5, 0.03, 3)
+        gap = scaling.smallest_resolved_difference(first, second, paired=paired)
+        centred = first - first.mean() + second.mean()  # the same spread, the same mean as second
+        assert not resolved(centred + 0.999 * gap, second) and resolved(centred + 1.001 * gap, second)
+        assert not resolved(centred - 0.999 * gap, second) and resolved(centred - 1.001 * gap, second)
+
+
+def test_the_smallest_resolved_difference_is_the_t_quantile_times_the_standard_error():
+    first, second = np.array([0.50, 0.55, 0.62]), np.array([0.40, 0.41, 0.47])
+    d = first - second
+    assert scaling.smallest_resolved_difference(first, second, paired=True) == pytest.approx(
+        stats.t.isf(0.025, 2) * d.std(ddof=1) / math.sqrt(3), rel=1e-12)
+    v1, v2 = first.var(ddof=1) / 3, second.var(ddof=1) / 3
+    df = (v1 + v2) ** 2 / (v1 ** 2 / 2 + v2 ** 2 / 2)
+    assert scaling.smallest_resolved_difference(first, second) == pytest.approx(
+        stats.t.isf(0.025, df) * math.sqrt(v1 + v2), rel=1e-12)
+    assert scaling.smallest_resolved_difference([0.3, 0.3], [0.1, 0.1]) == 0.0
+    with pytest.raises(ValueError, match="alpha"):
+        scaling.smallest_resolved_difference(first, second, alpha=1.5)

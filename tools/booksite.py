@@ -23,7 +23,15 @@ A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
   one's id (so that cross-references land on it), number, caption and alt
   text (a description read by screen readers), and the static figure is
   kept under the id ``<name>-print`` for print only; ``_static/vitbias.css``
-  hides each in the other medium.
+  hides each in the other medium. An interactive figure without a static
+  twin keeps, for screen readers, the sentence it shows until it is drawn
+  (which drawing removes) as its text alternative. The sliders and buttons
+  plotly.js draws inside a figure take no keyboard focus (its toolbar does):
+  the text alternative is what a reader without a mouse, or without sight, gets.
+- **Citation lists.** Docutils marks each entry of a list of citations with
+  the role ``doc-biblioentry``, deprecated in DPUB-ARIA 1.1: assistive
+  technology no longer counts it as an item of its list (axe-core: the list
+  holds children it may not). Each entry is a ``listitem`` instead.
 - **The wheel.** The ``vitbias`` wheel that ``make wheel`` builds in
   ``_build/wheel/`` is published under ``_static/``, for the launched
   notebooks' install cell when no repository is set.
@@ -59,6 +67,11 @@ INTERACTIVE_FIGURE = "vitbias-interactive-figure"
 ALT_CLASS = "vitbias-alt"
 PRINT_SUFFIX = "-print"
 _WIDGET_DIV = re.compile(rf'<div class="{WIDGET_MARKER}" id="([A-Za-z0-9-]+)">')
+# The sentence an interactive figure shows until plotly.js draws it (vitbias.figures.interactive).
+_FALLBACK = re.compile(rf'<p class="{WIDGET_MARKER}-fallback">(.*?)</p>', re.S)
+_TAG = re.compile(r"<[^>]*>")
+# An entry of a list of citations as docutils writes it: <div class="citation" id="..." role="doc-biblioentry">.
+_CITATION = re.compile(r'(<div class="citation"[^>]*) role="doc-biblioentry"')
 
 _GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
@@ -237,8 +250,7 @@ def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]
         following.parent.replace(following, figure)   # not replace_self, which gives it the raw node's classes
         figure += following
         if alt:
-            figure += nodes.raw("", f'<p class="{ALT_CLASS}" id="{widget_id}-alt">{html.escape(alt)}</p>',
-                                format="html")
+            figure += _alt_text(widget_id, alt)
         if captions:
             figure += captions[0].deepcopy()
         static["ids"] = [figure_id + PRINT_SUFFIX]
@@ -250,6 +262,35 @@ def pair_interactive_twins(doctree, fignumbers: dict | None = None) -> list[str]
     return paired
 
 
+def _alt_text(widget_id: str, alt: str):
+    """The text alternative of an interactive figure: a paragraph only screen readers read (``_static/vitbias.css``)."""
+    from docutils import nodes
+
+    return nodes.raw("", f'<p class="{ALT_CLASS}" id="{widget_id}-alt">{html.escape(alt)}</p>', format="html")
+
+
+def describe_lone_figures(doctree) -> list[str]:
+    """Give each interactive figure without a static twin its fallback sentence as its text alternative.
+
+    plotly.js draws over the sentence the figure shows until it is drawn; kept
+    after the figure, for screen readers only, it says what the figure shows to
+    a reader who cannot see it or cannot explore it with a mouse. Returns the
+    ids of the figures described. Run after :func:`pair_interactive_twins`,
+    whose figures have the static one's alt text.
+    """
+    described = []
+    for widget in list(doctree.findall(_is_widget)):
+        source, parent = widget.astext(), widget.parent
+        fallback = _FALLBACK.search(source)
+        sentence = " ".join(html.unescape(_TAG.sub("", fallback.group(1))).split()) if fallback else ""
+        if not sentence or INTERACTIVE_FIGURE in parent.get("classes", []):
+            continue
+        widget_id = _WIDGET_DIV.search(source).group(1)
+        parent.insert(parent.index(widget) + 1, _alt_text(widget_id, sentence))
+        described.append(widget_id)
+    return described
+
+
 def _pair_on_the_web(app, doctree, docname) -> None:
     from sphinx.errors import ExtensionError
 
@@ -259,6 +300,17 @@ def _pair_on_the_web(app, doctree, docname) -> None:
         pair_interactive_twins(doctree, app.env.toc_fignumbers.get(docname))
     except ValueError as error:
         raise ExtensionError(f"{docname}: {error}") from error
+    describe_lone_figures(doctree)
+
+
+def list_citations_as_items(body: str) -> str:
+    """A page's HTML with each entry of a citation list a ``listitem`` (docutils writes a deprecated role)."""
+    return _CITATION.sub(r'\1 role="listitem"', body)
+
+
+def _citation_items(app, pagename, templatename, context, doctree) -> None:
+    if "body" in context:
+        context["body"] = list_citations_as_items(context["body"])
 
 
 def _copy_plotly(app, exception) -> None:
@@ -279,6 +331,7 @@ def setup(app):
     # After the theme has made the page's header buttons (its handlers run at 501).
     app.connect("html-page-context", _add_launch_buttons, priority=510)
     app.connect("html-page-context", _load_plotly_where_needed)
+    app.connect("html-page-context", _citation_items)
     app.connect("doctree-resolved", _pair_on_the_web)
     app.connect("build-finished", _copy_plotly)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,16 +10,23 @@ link targets and HTML comments) and reports what is left.
 
 A line of a visible code cell, or of any other code block on the page, may hold
 at most :data:`CODE_LINE_LIMIT` characters, which fit the text column at the
-theme's default width (``_static/vitbias.css``); a cell whose input the reader
-does not see unless they ask (:data:`HIDDEN_INPUT` tags, or a place in a folded
+theme's default width (``_static/vitbias.css``). A cell whose input the reader
+sees only when they open it (:data:`FOLDED_INPUT` tags, or a place in a folded
 solution: between ``{solution-start}`` with ``:class: dropdown`` and
-``{solution-end}``, sphinx-exercise's gated solution) is exempt.
+``{solution-end}``, sphinx-exercise's gated solution) sits in a narrower box,
+so its lines may hold :data:`FOLDED_LINE_LIMIT`; a cell the page leaves out
+(:data:`REMOVED_INPUT` tags) is exempt.
 
 A teaching chapter (:data:`TEACHING_CHAPTERS`) opens, before its first code
 cell, with an admonition titled :data:`SHORT_ANSWER`: the interview question,
 the answer in a few sentences, one glued number that backs it (a ``{glue:text}``
 or ``{glue}`` role) and a ``{ref}`` to where the page shows it
 (:func:`short_answer_problems`).
+
+On the built page, a hedge a reader meets in every paragraph stops saying
+anything: "the seeds' spread" may be named at most once in the prose of a
+section (:func:`repeated_in_sections`); a sentence too close to tell says by
+how much instead (``vitbias.book.compared_numbers``).
 """
 
 from __future__ import annotations
@@ -112,9 +119,14 @@ def typed_numbers(text: str):
             for match in pattern.finditer(prose)]
 
 
+# Measured at 1280 px in Chromium (12 px monospace, 7.22 px a character): a visible cell's box holds
+# 90 characters, the box of a folded cell or solution once opened 87.
 CODE_LINE_LIMIT = 88
-# Tags of a code cell whose source the page hides (behind a toggle) or leaves out.
-HIDDEN_INPUT = {"hide-input", "hide-cell", "remove-input", "remove_input", "remove-cell", "remove_cell"}
+FOLDED_LINE_LIMIT = 86
+# Tags of a code cell whose source the page folds behind a toggle, and of one it leaves out.
+FOLDED_INPUT = {"hide-input", "hide-cell"}
+REMOVED_INPUT = {"remove-input", "remove_input", "remove-cell", "remove_cell"}
+HIDDEN_INPUT = FOLDED_INPUT | REMOVED_INPUT
 # Directives whose body is code; any other directive's body is read for the code blocks inside it.
 CODE_DIRECTIVES = {"{code-cell}", "{code-block}", "{code}", "{sourcecode}"}
 # sphinx-exercise's gated solution: the cells between the two directives are the solution's body,
@@ -141,10 +153,11 @@ def _cell_options(lines: list[str], i: int) -> tuple[dict, int]:
 
 
 def code_blocks(text: str):
-    """Yield ``(first line number, lines, shown)`` for every code cell and code block of a MyST page.
+    """Yield ``(first line number, lines, view)`` for every code cell and code block of a MyST page.
 
-    ``shown`` is False for a code cell tagged with one of :data:`HIDDEN_INPUT`, and for
-    any code in a folded gated solution (:data:`SOLUTION_START` with ``:class: dropdown``).
+    ``view`` is ``"removed"`` for a code cell tagged with one of :data:`REMOVED_INPUT`,
+    ``"folded"`` for one tagged with one of :data:`FOLDED_INPUT` and for any code in a
+    folded gated solution (:data:`SOLUTION_START` with ``:class: dropdown``), else ``"shown"``.
     """
     lines = text.split("\n")
     i = _after_front_matter(lines)
@@ -170,11 +183,12 @@ def code_blocks(text: str):
             continue
         if marker.startswith(":"):
             continue
-        shown = not folded
+        view = "folded" if folded else "shown"
         if kind == "{code-cell}":
             options, i = _cell_options(lines, i)
             tags = options.get("tags") or []
-            shown = shown and not HIDDEN_INPUT & set(tags if isinstance(tags, list) else [tags])
+            tags = set(tags if isinstance(tags, list) else [tags])
+            view = "removed" if REMOVED_INPUT & tags else "folded" if FOLDED_INPUT & tags else view
         elif kind in CODE_DIRECTIVES:
             while i < len(lines) and OPTION.match(lines[i].strip()):
                 i += 1
@@ -183,14 +197,16 @@ def code_blocks(text: str):
             body.append(lines[i])
             i += 1
         i += 1
-        yield start, body, shown
+        yield start, body, view
 
 
-def long_code_lines(text: str, limit: int = CODE_LINE_LIMIT):
-    """``(line_number, length, line)`` for every line longer than ``limit`` in a shown code cell or block."""
+def long_code_lines(text: str, limit: int = CODE_LINE_LIMIT, folded_limit: int = FOLDED_LINE_LIMIT):
+    """``(line_number, length, line)`` for every line longer than its box holds: ``limit`` in a shown
+    code cell or block, ``folded_limit`` in a folded one (the reader opens it); a removed cell is exempt."""
+    limits = {"shown": limit, "folded": folded_limit}
     return [(start + k, len(line), line)
-            for start, body, shown in code_blocks(text) if shown
-            for k, line in enumerate(body) if len(line) > limit]
+            for start, body, view in code_blocks(text) if view in limits
+            for k, line in enumerate(body) if len(line) > limits[view]]
 
 
 TEACHING_CHAPTERS = ("patches", "bias-toy", "symmetry", "crossover", "locality", "attention-conv", "priors",
@@ -256,6 +272,30 @@ def lint(path: Path):
                f"sentence around it)" for number, name in joined_verdicts(text)]
             + [f"{path}:{number}: typed number {found!r} in prose (glue it): {line}"
              for number, found, line in typed_numbers(text)]
-            + [f"{path}:{number}: code line of {length} characters, more than {CODE_LINE_LIMIT} "
-               f"(the column's width; wrap it): {line.strip()[:60]}"
+            + [f"{path}:{number}: code line of {length} characters, more than its box holds "
+               f"({CODE_LINE_LIMIT} shown, {FOLDED_LINE_LIMIT} folded; wrap it): {line.strip()[:60]}"
                for number, length, line in long_code_lines(text)])
+
+
+SEEDS_SPREAD = re.compile(r"seeds[’']\s+spread")
+NOT_PROSE = ("pre", "script", "style", "code")
+
+
+def repeated_in_sections(html: str, phrase: re.Pattern = SEEDS_SPREAD, most: int = 1) -> list[tuple[str, int]]:
+    """``(section title, count)`` for every section of a built page whose own prose (its
+    subsections and code cells with their outputs left out) matches ``phrase`` more than ``most`` times."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup.find_all(NOT_PROSE) + soup.select("div.cell"):
+        tag.decompose()
+    found = []
+    for section in soup.find_all("section"):
+        for inner in section.find_all("section"):
+            inner.extract()
+        heading = section.find(re.compile("^h[1-6]$"))
+        title = heading.get_text(" ", strip=True).rstrip("#").strip() if heading else section.get("id", "")
+        count = len(phrase.findall(" ".join(section.get_text(" ").split())))
+        if count > most:
+            found.append((title, count))
+    return found

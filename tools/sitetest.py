@@ -24,7 +24,14 @@ and reports, page by page:
   or the interactive figure shown (it cannot be drawn on paper);
 - **overflow**: a horizontal scrollbar inside a visible code cell, its output
   or any other code block (content wider than the box that scrolls it), or a
-  page wider than the window; at the window's width, 1280 px;
+  page wider than the window; at the window's width, 1280 px; then the same
+  in every folded cell and solution, once opened (reported as "opened, ...");
+- **access**: a violation of WCAG 2.1 level A or AA of impact "serious" or
+  "critical", found by axe-core's rules of those levels (tags
+  :data:`ACCESS_TAGS`) in the page as the reader first sees it: settled,
+  nothing opened; each names the rule, the element (its selector, shortened)
+  and, for a contrast, the two colours; at most :data:`ACCESS_ELEMENTS`
+  elements a rule and page, the others counted;
 - **link**: a link into the site to a file that is not there, or to an
   ``#anchor`` no element of the target page has (ids as the browser sees them,
   after the page's scripts ran);
@@ -43,7 +50,8 @@ that fails is a failure, never a skip. The browser is driven by Playwright
 (the ``playwright`` package, pinned in ``tools/requirements-site.txt``, which
 ``make site-test`` installs into the book's environment) on that system
 Chromium (``executable_path``): Playwright's own browser downloads are never
-used.
+used. axe-core comes inside ``axe-playwright-python``, pinned there too, and
+runs in the page itself.
 
 Every ``.html`` page of the site is opened, ``genindex.html`` and
 ``search.html`` included (a reader reaches both from every page); not the
@@ -71,6 +79,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -88,7 +97,12 @@ SCREENSHOT_MAX_HEIGHT = 12000
 LOAD_TIMEOUT = 60.0     # seconds for a page's load event
 SETTLE_TIMEOUT = 30.0   # seconds for MathJax, fonts, images and figures once it has loaded
 MAX_REDIRECTS = 3       # a page that sends the browser on (index.html), followed this many times
-KINDS = ("console", "image", "math", "figure", "duplicate", "print", "overflow", "link", "load")
+KINDS = ("console", "image", "math", "figure", "duplicate", "print", "overflow", "access", "link", "load")
+# Accessibility: axe-core's rules of WCAG 2.1 levels A and AA, and the impacts that fail a page.
+ACCESS_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+ACCESS_IMPACTS = ("serious", "critical")
+ACCESS_ELEMENTS = 5     # elements named for one rule on one page; the rest are counted
+SELECTOR_MAX = 90       # characters of an element's selector kept (its end, which names the element)
 
 
 class SiteTestError(RuntimeError):
@@ -264,6 +278,34 @@ SHOWN = """const visible = el => el.getClientRects().length > 0 && (!el.checkVis
       (f.querySelector(".vitbias-alt") || {}).textContent || ""]),
   });"""
 
+# The code boxes that scroll sideways, the innermost of each nest, each marked so that a later scan
+# (once the folded cells are opened) reports only new ones; ``folded`` prefixes where it is.
+OVERFLOW = """(folded => [...document.querySelectorAll(%(code_boxes)s)].filter(box => {
+      if (box.dataset.vitbiasOverflow || !visible(box) || box.scrollWidth <= box.clientWidth + 1) return false;
+      // once opened, an interactive figure is left out: the first scan saw it as drawn, and the
+      // screenshot in between may have made it draw itself again at another width
+      if (folded && box.querySelector(%(figures)s)) return false;
+      return ["auto", "scroll"].includes(getComputedStyle(box).overflowX);
+    }).filter((box, i, boxes) => !boxes.some(other => other !== box && box.contains(other)))   // the innermost
+      .map(box => {
+        box.dataset.vitbiasOverflow = "1";
+        const lines = (box.innerText || "").split("\\n");
+        const longest = lines.reduce((a, b) => b.length > a.length ? b : a, "");
+        const where = box.closest(".cell_output") ? "a cell's output" : box.closest(".cell") ? "a code cell"
+          : "a code block";
+        return {where: folded + where, scroll: box.scrollWidth, width: box.clientWidth, line: longest,
+                chars: longest.length};
+      }))"""
+
+# Every folded cell and solution opened (hidden inputs and sphinx-togglebutton's dropdowns are <details>),
+# then the code boxes scanned again: a reader who opens one must not meet a sideways scrollbar either.
+OPENED_OVERFLOW = """(async () => {
+  %(shown)s
+  for (const folded of document.querySelectorAll("details")) folded.open = true;
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return %(overflow)s("opened, ");
+})()"""
+
 # What the page looks like once settled: read in the page, judged in Python.
 INSPECT = """(() => {
   if (document.readyState !== "complete" || !document.body) return null;   // on its way to another page
@@ -312,18 +354,7 @@ INSPECT = """(() => {
       }
       return Object.values(seen).filter(srcs => srcs.length > 1).map(srcs => [srcs[0], srcs.length]);
     })(),
-    overflow: [...document.querySelectorAll(%(code_boxes)s)].filter(box => {
-      if (!visible(box) || box.scrollWidth <= box.clientWidth + 1) return false;
-      return ["auto", "scroll"].includes(getComputedStyle(box).overflowX);
-    }).filter((box, i, boxes) => !boxes.some(other => other !== box && box.contains(other)))   // the innermost
-      .map(box => {
-        const lines = (box.innerText || "").split("\\n");
-        const longest = lines.reduce((a, b) => b.length > a.length ? b : a, "");
-        const where = box.closest(".cell_output") ? "a cell's output" : box.closest(".cell") ? "a code cell"
-          : "a code block";
-        return {where: where, scroll: box.scrollWidth, width: box.clientWidth, line: longest,
-                chars: longest.length};
-      }),
+    overflow: %(overflow)s(""),
     page_width: [document.documentElement.scrollWidth, window.innerWidth],
     links: [...document.querySelectorAll("a[href], area[href]")].map(a => ({
       href: a.getAttribute("href"), url: a.href})),
@@ -438,9 +469,18 @@ def _shown_script() -> str:
     return SHOWN % {"print_figure": json.dumps(PRINT_FIGURE), "interactive_figure": json.dumps(INTERACTIVE_FIGURE)}
 
 
+def _overflow_script() -> str:
+    return OVERFLOW % {"code_boxes": json.dumps(CODE_BOXES), "figures": json.dumps(FIGURES)}
+
+
 def _inspect_script() -> str:
     return INSPECT % {"not_prose": json.dumps(NOT_PROSE), "figures": json.dumps(FIGURES),
-                      "code_boxes": json.dumps(CODE_BOXES), "shown": _shown_script()}
+                      "overflow": _overflow_script(), "shown": _shown_script()}
+
+
+def _opened_overflow(tab: Page) -> list[dict]:
+    """The code boxes that scroll sideways once every folded cell and solution is opened, and did not before."""
+    return tab.evaluate(OPENED_OVERFLOW % {"shown": _shown_script(), "overflow": _overflow_script()})
 
 
 def _in_print(tab: Page) -> dict:
@@ -569,6 +609,85 @@ def _image_failures(page: str, images: list[dict]) -> tuple[list[Failure], list[
     return found, broken
 
 
+# ---------------------------------------------------------------------------
+# Accessibility: axe-core in the page.
+# ---------------------------------------------------------------------------
+
+
+def axe_version() -> str:
+    """The version of the axe-core that ``axe-playwright-python`` ships (its script's first comment)."""
+    match = re.search(r"axe v(\d[\w.-]*)", Axe().axe_script[:300])
+    return match.group(1) if match else "of unknown version"
+
+
+def _axe_violations(tab: Page) -> list[dict]:
+    """axe-core's violations of its rules tagged :data:`ACCESS_TAGS` in the page as it is now, of any impact.
+
+    As every other check, it reads the page's own document and not the frames
+    in it (for each of those, axe would wait for an axe of the frame's own).
+    """
+    options = {"runOnly": {"type": "tag", "values": list(ACCESS_TAGS)}, "resultTypes": ["violations"],
+               "iframes": False}
+    return Axe().run(tab, options=options).response["violations"]
+
+
+def _selector(target: list) -> str:
+    """axe's target of an element as one selector, cut to its last :data:`SELECTOR_MAX` characters.
+
+    A target is a list of selectors, one for each document it goes into (a
+    frame, a shadow root, which is a list of its own); they are joined by ``>>>``.
+    """
+    parts = [part if isinstance(part, str) else " >>> ".join(part) for part in target]
+    text = " ".join(" >>> ".join(parts).split())
+    return text if len(text) <= SELECTOR_MAX else "…" + text[-(SELECTOR_MAX - 1):]
+
+
+def _contrast(node: dict) -> str:
+    """The colours of an element whose text has too little contrast, as axe measured them; else ``""``."""
+    for check in node.get("any", []) + node.get("all", []):
+        data = check.get("data")
+        if isinstance(data, dict) and data.get("contrastRatio") and data.get("fgColor"):
+            return (f"; contrast {data['contrastRatio']}:1 where {data.get('expectedContrastRatio', '4.5:1')} "
+                    f"is needed ({data['fgColor']} on {data.get('bgColor', 'its background')})")
+    return ""
+
+
+def _violation_failures(page: str, violations: list[dict]) -> list[Failure]:
+    """A failure for each element of a violation of impact :data:`ACCESS_IMPACTS`: at most
+    :data:`ACCESS_ELEMENTS` for a rule, then one that counts the others."""
+    found = []
+    for violation in violations:
+        rule = violation["id"]
+        impacts = [(node, node.get("impact") or violation["impact"]) for node in violation["nodes"]]
+        failing = [(node, impact) for node, impact in impacts if impact in ACCESS_IMPACTS]
+        for node, impact in failing[:ACCESS_ELEMENTS]:
+            found.append(Failure(page, "access", f"{rule} ({impact}): {violation['help']}: "
+                                                 f"{_selector(node['target'])}{_contrast(node)}"))
+        if len(failing) > ACCESS_ELEMENTS:
+            found.append(Failure(page, "access", f"{rule}: {len(failing) - ACCESS_ELEMENTS} more elements"))
+    return found
+
+
+def _access_failures(page: str, tab: Page, events: PageEvents) -> list[Failure]:
+    """The page's violations of WCAG 2.1 A and AA that fail it; axe-core failing to run is one too.
+
+    The errors the browser logs while axe-core runs are axe-core's, not the
+    page's, and are dropped from ``events``: to read the stylesheets, it
+    fetches each ``@import`` at its URL resolved against the page rather than
+    against the sheet that imports it (axe-core issue 5268), which the theme's
+    ``@import "../basic.css"`` turns into a 404. What the page's own scripts
+    log meanwhile is kept.
+    """
+    logged = len(events.messages)
+    try:
+        violations = _axe_violations(tab)
+    except PlaywrightError as error:
+        return [Failure(page, "access", f"axe-core did not run: {_short(error.message, 300)}")]
+    finally:
+        events.messages[logged:] = [message for message in events.messages[logged:] if message.args]
+    return _violation_failures(page, violations)
+
+
 def _page_failures(page: str, state: dict, notes: list[str], events: PageEvents, origin: str) -> list[Failure]:
     """Everything wrong with a settled page, from what :data:`INSPECT` read in it and what it reported."""
     found = []
@@ -592,7 +711,8 @@ def _page_failures(page: str, state: dict, notes: list[str], events: PageEvents,
 
 
 def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None) -> PageResult:
-    """Open ``url`` in a new tab, let it settle, write its screenshot, and judge what it shows.
+    """Open ``url`` in a new tab, let it settle, write its screenshot, and judge what it shows: as it first
+    shows it (accessibility included), then with every folded cell and solution opened.
 
     Each page opens in a browser context of its own (no storage, no cache), as
     for a reader whose first page of the site it is, whatever was opened before.
@@ -607,10 +727,14 @@ def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None)
         if state is None:
             result.failures += _console_failures(page, events)
             return result
+        # As the reader first meets the page: before the screenshot, whose capture of the whole page can
+        # make the interactive figures draw themselves again at another width, and before anything is opened.
+        access = _access_failures(page, tab, events)
         if screenshot is not None:
             result.screenshot = _screenshot(tab, state["height"], screenshot)
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
-        result.failures += _page_failures(page, state, notes, events, origin)
+        result.failures += _page_failures(page, state, notes, events, origin) + access
+        result.failures += _overflow_failures(page, _opened_overflow(tab), [0, 0])
         result.figures = state["shown"]["interactive"]
         result.links, result.ids = state["links"], set(state["ids"])
     finally:
@@ -725,7 +849,8 @@ class SiteBrowser:
 
     def describe(self) -> str:
         return (f"Chromium {self.browser.version} ({self._executable}) driven by Playwright "
-                f"{importlib.metadata.version('playwright')}, {self.html_dir} served at {self.server.origin}")
+                f"{importlib.metadata.version('playwright')}, axe-core {axe_version()}, "
+                f"{self.html_dir} served at {self.server.origin}")
 
     def check(self, page: str) -> PageResult:
         """Open ``page`` (a path relative to the site), judge it and write its screenshot."""
@@ -782,7 +907,7 @@ def report(failures: list[Failure], pages: int, seconds: float, screenshots: Pat
                         lines.append(f"      on {', '.join(where)}")
     else:
         lines.append(f"site-test: all {pages} pages passed (console, images, math, figures, duplicates, "
-                     f"print, overflow, links)")
+                     f"print, overflow, accessibility, links)")
     lines.append(f"site-test: {seconds:.0f} s" + (f"; screenshots in {screenshots}" if screenshots else ""))
     return "\n".join(lines)
 

@@ -12,14 +12,18 @@ image, math with no MathJax, a script error, broken links, an interactive
 figure whose plotly.js never came, one drawn twice, the static twin of an
 interactive figure shown beside it on screen, an interactive figure left on
 the printed page, one image shown twice, a code cell wider than its column,
-a page that sends the browser on to another), four written here: math typeset
+a page that sends the browser on to another, an image without alt text and a
+paragraph of too little contrast), four written here: math typeset
 by the book's own MathJax, a formula MathJax cannot typeset, one with a
 command it does not know, and an interactive figure written by
 ``vitbias.figures.interactive`` and drawn by the book's own plotly.js; and a
 small book built here by Jupyter Book with the book's own extension and
 stylesheet, whose static figure has an interactive twin
 (``tools/booksite.py``): on screen one figure, the interactive one, with the
-static one's number, caption and alt text, in print the static one.
+static one's number, caption and alt text, in print the static one; an
+interactive figure without a twin keeps its fallback sentence for screen
+readers; and a link in an exercise and a bibliography's entry pass the
+accessibility check as the book's stylesheet and extension leave them.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ PLOTLY = '<script src="_static/plotly/plotly.min.js"></script>'
 TYPESET = ('<p>Inline <span class="math notranslate nohighlight">\\(\\frac{x^2}{2} + \\alpha_i\\)</span>, '
            'and displayed:</p>\n<div class="math notranslate nohighlight">\n\\[\\sum_{i=1}^{n} W_{ij} x_j\\]\n</div>')
 MATH_ERROR = '<p>A formula with an error: <span class="math notranslate nohighlight">\\(x^2^3\\)</span>.</p>'
+# MathJax shows a formula it cannot typeset in red on yellow, 3.7:1, too little contrast for text: in a
+# darker red the page fails for its math alone.
+LEGIBLE_ERROR = "<style>mjx-container mjx-merror { color: #a00000; }</style>"
 UNDEFINED = '<p>An undefined command: <span class="math notranslate nohighlight">\\(\\nosuchmacro x\\)</span>.</p>'
 
 # Each fixture page and the kinds of failure it must have (none: it must pass).
@@ -79,6 +86,8 @@ EXPECTED = {
     "print-figure.html": {"print"},
     "repeated-image.html": {"duplicate"},
     "wide-code.html": {"overflow"},
+    "missing-alt.html": {"access"},
+    "low-contrast.html": {"access"},
     "twins/intro.html": set(),
     "twins/twins.html": set(),
 }
@@ -94,8 +103,11 @@ def build_twins(root: Path) -> Path:
 
     ``twins``: a static figure (``fig-points``, a PNG with a caption and alt
     text) in a cell tagged ``interactive-twin``, then the same figure drawn by
-    ``vitbias.figures.interactive``; ``intro`` refers to the figure from
-    another page.
+    ``vitbias.figures.interactive``, then an interactive figure with no static
+    twin (``widget-lone``); ``intro`` refers to the figure from another page,
+    in its text and in an exercise (whose box sphinx-exercise tints), and
+    cites a paper, whose entry in its bibliography (a list of citations, as
+    docutils writes one) links to the paper.
     """
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -113,15 +125,24 @@ def build_twins(root: Path) -> Path:
                                   "image": {"alt": "A line up from the first point and down to the third."}}}
     widget = interactive.show(go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 3, 2])), "widget-points",
                               fallback="The figure (interactive on the web).")._repr_mimebundle_()
+    lone = interactive.show(go.Figure(go.Bar(x=[0, 1, 2], y=[1, 3, 2])), "widget-lone",
+                            fallback="Three bars, the middle one tallest.")._repr_mimebundle_()
     nb.cells = [nbformat.v4.new_markdown_cell("# Twins\n\nThree points ({numref}`fig-points`)."), static,
                 nbformat.v4.new_markdown_cell("The same, to explore:"),
-                nbformat.v4.new_code_cell("explore()", outputs=[nbformat.v4.new_output("display_data", data=widget)])]
+                nbformat.v4.new_code_cell("explore()", outputs=[nbformat.v4.new_output("display_data", data=widget)]),
+                nbformat.v4.new_markdown_cell("And as bars, with no static twin:"),
+                nbformat.v4.new_code_cell("bars()", outputs=[nbformat.v4.new_output("display_data", data=lone)])]
     nbformat.write(nb, root / "twins.ipynb")
-    (root / "intro.md").write_text("# Intro\n\nThe figure of the next page is {numref}`fig-points`.\n")
+    (root / "intro.md").write_text("# Intro\n\nThe figure of the next page is {numref}`fig-points`, drawn as in "
+                                   "{cite}`point2020`.\n\n```{exercise}\n:label: ex-points\n\nWhich point of "
+                                   "{numref}`fig-points` is the highest?\n```\n\n```{bibliography}\n```\n")
+    (root / "references.bib").write_text("@article{point2020,\n  title = {Three points},\n  author = {Ada Point},\n"
+                                         "  journal = {Journal of Points},\n  year = {2020},\n"
+                                         "  doi = {10.1000/points}\n}\n")
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: twins\n")
     (root / "_config.yml").write_text(
-        "title: Twins\nexecute:\n  execute_notebooks: 'off'\n"
-        f"sphinx:\n  local_extensions:\n    booksite: {ROOT / 'tools'}\n"
+        "title: Twins\nexecute:\n  execute_notebooks: 'off'\nbibtex_bibfiles: [references.bib]\n"
+        f"sphinx:\n  extra_extensions: [sphinx_exercise]\n  local_extensions:\n    booksite: {ROOT / 'tools'}\n"
         "  config:\n    suppress_warnings: ['mystnb.unknown_mime_type']\n"
         "    html_context:\n      default_mode: auto\n")
     shutil.copytree(ROOT / "_static", root / "_static")
@@ -146,7 +167,7 @@ def checked(tmp_path_factory):
     (static / "mathjax").symlink_to(booksite.mathjax_static_dir() / "mathjax", target_is_directory=True)
     (static / "plotly" / "plotly.min.js").symlink_to(booksite.plotly_script())
     written = {"typeset-math.html": ("Math MathJax typesets", MATHJAX, TYPESET),
-               "math-error.html": ("A formula MathJax cannot typeset", MATHJAX, MATH_ERROR),
+               "math-error.html": ("A formula MathJax cannot typeset", MATHJAX + "\n" + LEGIBLE_ERROR, MATH_ERROR),
                "undefined-macro.html": ("An undefined command", MATHJAX, UNDEFINED),
                "drawn-figure.html": ("An interactive figure drawn", PLOTLY, _figure_html())}
     for name, (title, head, body) in written.items():
@@ -227,10 +248,46 @@ def test_a_static_twin_on_screen_and_an_interactive_figure_on_paper_are_named(ch
     assert "square.svg" in failure.detail and "2 times" in failure.detail, failure.detail
 
 
-def test_code_wider_than_its_column_is_quoted_and_a_hidden_cell_is_not(checked):
-    (failure,) = checked[0]["wide-code.html"]
-    assert "a code cell scrolls sideways" in failure.detail and "116 characters" in failure.detail, failure.detail
-    assert "'interactive.show(interactive.pretraining_sets(" in failure.detail, failure.detail
+def test_code_wider_than_its_column_is_quoted_and_a_folded_cell_once_opened(checked):
+    shown, opened = checked[0]["wide-code.html"]
+    assert shown.detail.startswith("a code cell scrolls sideways") and "116 characters" in shown.detail, shown.detail
+    assert "'interactive.show(interactive.pretraining_sets(" in shown.detail, shown.detail
+    assert opened.detail.startswith("opened, a code cell scrolls sideways"), opened.detail
+    assert "109 characters" in opened.detail and "distance_by_layer" in opened.detail, opened.detail
+
+
+def test_an_image_without_alt_text_is_named_by_its_rule_and_selector(checked):
+    (failure,) = checked[0]["missing-alt.html"]
+    assert failure.detail.startswith("image-alt (critical): Images must have alternative text"), failure.detail
+    assert failure.detail.endswith(": #no-alt"), failure.detail
+
+
+def test_a_paragraph_of_low_contrast_is_named_with_its_colours(checked):
+    (failure,) = checked[0]["low-contrast.html"]
+    assert failure.detail.startswith("color-contrast (serious):") and "#faint" in failure.detail, failure.detail
+    assert "contrast 2.32:1 where 4.5:1 is needed (#aaaaaa on #ffffff)" in failure.detail, failure.detail
+
+
+def _violation(rule, *impacts, help="A rule"):
+    return {"id": rule, "impact": max(impacts, key=("minor", "moderate", "serious", "critical").index),
+            "help": help, "nodes": [{"impact": impact, "target": [f"#{rule}-{i}"], "any": [], "all": []}
+                                    for i, impact in enumerate(impacts)]}
+
+
+def test_only_serious_and_critical_violations_fail_a_page_and_past_five_elements_a_rule_they_are_counted():
+    violations = [_violation("minor-rule", "minor", "moderate"), _violation("mixed", "moderate", "serious"),
+                  _violation("many", *["critical"] * 8)]
+    details = [f.detail for f in sitetest._violation_failures("p.html", violations)]
+    assert details == ["mixed (serious): A rule: #mixed-1",
+                       *[f"many (critical): A rule: #many-{i}" for i in range(sitetest.ACCESS_ELEMENTS)],
+                       f"many: {8 - sitetest.ACCESS_ELEMENTS} more elements"]
+
+
+def test_a_long_selector_keeps_its_end_which_names_the_element():
+    long = "body > " + " > ".join(["div.container"] * 20) + " > p#the-one"
+    short = sitetest._selector([long])
+    assert len(short) == sitetest.SELECTOR_MAX and short.startswith("…") and short.endswith("p#the-one")
+    assert sitetest._selector([["#host", "button.inside"]]) == "#host >>> button.inside"
 
 
 def test_the_interactive_twin_stands_alone_with_the_static_figures_number_caption_and_alt(checked):
@@ -246,6 +303,12 @@ def test_the_interactive_twin_stands_alone_with_the_static_figures_number_captio
     assert "twins.html#fig-points" in intro, intro
 
 
+def test_an_interactive_figure_without_a_twin_keeps_its_fallback_sentence_for_screen_readers(checked):
+    _, results, _ = checked
+    assert {"widget-lone", "widget-lone-alt"} <= results["twins/twins.html"].ids
+    assert "widget-points-alt" in results["twins/twins.html"].ids   # the twin's alt text, given once
+
+
 def _cell(*children, tags=()):
     return nodes.container("", *children, classes=["cell", *(f"tag_{t}" for t in tags)])
 
@@ -256,8 +319,8 @@ def _static_figure(name="fig-a"):
     return _cell(nodes.container("", figure, classes=["cell_output"]), tags=[booksite.TWIN_TAG])
 
 
-def _widget(name="widget-a"):
-    html = interactive.show(go.Figure(), name).html()
+def _widget(name="widget-a", fallback=""):
+    html = interactive.show(go.Figure(), name, fallback=fallback).html()
     return _cell(nodes.container("", nodes.raw("", html, format="html", classes=["output", "text_html"]),
                                  classes=["cell_output"]))
 
@@ -278,6 +341,24 @@ def test_twins_pair_in_the_doctree_and_a_static_figure_without_its_twin_stops_th
     two = nodes.section("", _static_figure("fig-a"), _static_figure("fig-b"), _widget())
     with pytest.raises(ValueError, match="fig-a is tagged"):
         booksite.pair_interactive_twins(two)
+
+
+def test_an_interactive_figure_without_a_twin_gets_its_fallback_sentence_as_its_text_alternative():
+    document = nodes.section("", _static_figure(), _widget(), _widget("lone", "Bars &amp; <em>lines</em> (web)."))
+    booksite.pair_interactive_twins(document)
+    assert booksite.describe_lone_figures(document) == ["lone"]
+    alts = [n.astext() for n in document.findall(nodes.raw) if booksite.ALT_CLASS in n.astext()]
+    assert alts == ['<p class="vitbias-alt" id="widget-a-alt">a picture</p>',
+                    '<p class="vitbias-alt" id="lone-alt">Bars &amp; lines (web).</p>'], alts
+
+
+def test_each_entry_of_a_citation_list_is_an_item_of_the_list():
+    body = ('<div role="list" class="citation-list">\n<div class="citation" id="cite-a" role="doc-biblioentry">\n'
+            '<p>A paper. <a href="https://doi.org/10.1/a">doi:10.1/a</a>.</p></div>\n</div>\n'
+            '<pre>role="doc-biblioentry"</pre>')
+    fixed = booksite.list_citations_as_items(body)
+    assert '<div class="citation" id="cite-a" role="listitem">' in fixed
+    assert fixed.count("doc-biblioentry") == 1 and fixed.endswith('<pre>role="doc-biblioentry"</pre>')
 
 
 def test_a_tagged_cell_that_was_not_executed_is_left_alone_and_one_without_a_figure_stops_the_build():

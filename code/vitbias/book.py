@@ -260,15 +260,37 @@ def compare(first, second, *, paired: bool = False) -> str:
     return "more" if np.mean(first) > np.mean(second) else "less"
 
 
+def compared_numbers(first, second, *, paired: bool = False) -> dict:
+    """The numbers a sentence about two trained samples may carry: ``apart``, how far their means
+    are apart; ``resolvable``, the smallest difference the test of :func:`compare` resolves with
+    these samples' spread (:func:`vitbias.scaling.smallest_resolved_difference`); ``seeds``, how
+    many seeds the first sample has, in words (``"three"``)."""
+    from .scaling import smallest_resolved_difference
+
+    seeds = len(np.atleast_1d(np.asarray(first, dtype=float)))
+    return {"apart": float(abs(np.mean(first) - np.mean(second))),
+            "resolvable": smallest_resolved_difference(first, second, paired=paired),
+            "seeds": NUMBER_WORDS[seeds] if seeds < len(NUMBER_WORDS) else f"{seeds:,}"}
+
+
 def glue_compared(name: str, first, second, *, more: str, less: str, same: str, paired: bool = False) -> str:
     """Glue the words that :func:`compare` chooses for two trained samples; returns its outcome.
 
     The words go into a sentence of the prose (``{glue:text}`name```): the
     prose says what is measured, and the build chooses which of the three
     measured outcomes it is. ``paired``: the samples share their seeds (:func:`compare`).
+    Each of the three may carry the numbers of :func:`compared_numbers` as
+    format fields, so that "too close to tell" says how close:
+    ``same="{apart:.2f} apart, less than {seeds} seeds resolve ({resolvable:.2f})"``.
     """
     outcome = compare(first, second, paired=paired)
-    glue_verdict(name, {"more": more, "less": less, "same": same}[outcome])
+    words = {"more": more, "less": less, "same": same}[outcome]
+    numbers = compared_numbers(first, second, paired=paired)
+    try:
+        text = words.format_map(numbers)
+    except (KeyError, IndexError, ValueError) as error:
+        raise ValueError(f"{name}: {words!r} has a field other than {tuple(numbers)} ({error})") from None
+    glue_verdict(name, text)
     return outcome
 
 

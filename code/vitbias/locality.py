@@ -112,7 +112,7 @@ def patch_distances(H_p: int, W_p: int, P: int) -> np.ndarray:
 
 
 def mean_attention_distance(A, H_p: int, W_p: int, P: int, n_prefix: int, *,
-                            renormalise: bool = True) -> np.ndarray:
+                            renormalise: bool = True, exclude_self: bool = False) -> np.ndarray:
     """The mean attention distance of each head, in pixels: ``(..., heads, N, N) -> (heads,)``.
 
     For image (leading index) ``b``, head ``h`` and patch query ``q``, with
@@ -124,13 +124,17 @@ def mean_attention_distance(A, H_p: int, W_p: int, P: int, n_prefix: int, *,
     ``d[b, h, q]`` over ``b`` and ``q``. With ``renormalise=False`` the
     denominator is left out: the weight on prefix keys is dropped, not
     redistributed, so a query putting weight ``w`` on the prefix counts
-    ``1 - w`` of its distance. ``A``: ``N = n_prefix + H_p W_p`` tokens,
-    prefix first, rows summing to 1.
+    ``1 - w`` of its distance. With ``exclude_self`` the query's own patch
+    is left out of both sums too (a head that reads mostly its own patch then
+    counts by where the rest of its weight goes). ``A``: ``N = n_prefix + H_p
+    W_p`` tokens, prefix first, rows summing to 1.
     """
     layout = n_prefix, H_p, W_p = token_layout(n_prefix, H_p, W_p)
     P = positive_int("P", P)
     A = attention_maps(A, layout)
     patches = A[..., n_prefix:, n_prefix:]                      # (..., heads, N_p, N_p): patch queries and keys
+    if exclude_self:
+        patches = patches * (1 - np.eye(H_p * W_p))
     D = patch_distances(H_p, W_p, P)
     # Numerator and denominator in one pass over A; optimize=True lets einsum hand the sum to BLAS.
     sums = np.einsum("...qk,qkc->...qc", patches, np.stack([D, np.ones_like(D)], axis=-1), optimize=True)
@@ -140,22 +144,63 @@ def mean_attention_distance(A, H_p: int, W_p: int, P: int, n_prefix: int, *,
         if len(empty):
             *lead, head, query = (int(i) for i in empty[0])
             count = "1 patch query puts its" if len(empty) == 1 else f"{len(empty)} patch queries put their"
-            raise ValueError(f"{count} whole weight on prefix keys, so renormalising the patch weights "
+            raise ValueError(f"{count} whole weight on prefix keys{' or itself' if exclude_self else ''}, so "
+                             f"renormalising the patch weights "
                              f"is undefined (first: patch query {query}, head {head}, "
                              f"leading index {tuple(lead)}); renormalise=False drops the prefix weight instead")
         distance = distance / mass
     return distance.reshape((-1,) + distance.shape[-2:]).mean(axis=(0, 2))
 
 
-def uniform_attention_distance(H_p: int, W_p: int, P: int) -> float:
+def uniform_attention_distance(H_p: int, W_p: int, P: int, *, exclude_self: bool = False) -> float:
     """The mean attention distance of uniform attention over the patches, in pixels.
 
     ``(1 / N_p^2) sum_{q, k} P |c_q - c_k|``: the grid's mean distance between
     patch centres over all ordered pairs, a patch with itself included (at
     distance 0), as uniform attention includes it. About 116.5 px for the
-    14 x 14 grid of 16-px patches.
+    14 x 14 grid of 16-px patches. With ``exclude_self``, the pairs of a patch
+    with itself are left out: ``sum_{q != k} P |c_q - c_k| / (N_p (N_p - 1))``.
     """
-    return float(patch_distances(H_p, W_p, P).mean())
+    D = patch_distances(H_p, W_p, P)
+    n = len(D)
+    if not exclude_self:
+        return float(D.mean())
+    if n < 2:
+        raise ValueError("a grid of one patch has no other patch to look at")
+    return float(D.sum() / (n * (n - 1)))
+
+
+def neighbour_mask(H_p: int, W_p: int) -> np.ndarray:
+    """``M[q, k]``: whether patch ``k`` is one of the (up to) 8 cells around patch ``q``, ``(N_p, N_p)``."""
+    H_p, W_p = positive_int("H_p", H_p), positive_int("W_p", W_p)
+    offsets = pairwise_offsets(grid_coordinates((H_p, W_p)))
+    return np.abs(offsets).max(axis=-1) == 1
+
+
+def neighbour_weight(A, H_p: int, W_p: int, n_prefix: int) -> np.ndarray:
+    """The weight each head puts on the 8 patches around its query, of its weight on patches:
+    ``(..., heads, N, N) -> (heads,)``.
+
+    ``w[b, h, q] = sum_{k in N8(q)} A[b, h, q, k] / sum_k A[b, h, q, k]`` (patch keys only),
+    averaged over images ``b`` and patch queries ``q``. Uniform attention puts
+    :func:`uniform_neighbour_weight` there; a 3 x 3 convolution all of its
+    weight but the centre tap's.
+    """
+    layout = n_prefix, H_p, W_p = token_layout(n_prefix, H_p, W_p)
+    A = attention_maps(A, layout)
+    patches = A[..., n_prefix:, n_prefix:]
+    mass = patches.sum(-1)
+    if np.any(mass == 0):
+        raise ValueError("a patch query puts its whole weight on prefix keys: its share on neighbours is undefined")
+    near = (patches * neighbour_mask(H_p, W_p)).sum(-1) / mass       # (..., heads, N_p)
+    return near.reshape((-1,) + near.shape[-2:]).mean(axis=(0, 2))
+
+
+def uniform_neighbour_weight(H_p: int, W_p: int) -> float:
+    """The weight uniform attention over the patches puts on a query's 8 neighbours, averaged over the
+    queries: ``mean_q |N8(q)| / N_p`` (a corner patch has 3 neighbours, an edge patch 5)."""
+    mask = neighbour_mask(H_p, W_p)
+    return float(mask.sum(axis=1).mean() / len(mask))
 
 
 # ---------------------------------------------------------------------------
@@ -307,19 +352,11 @@ def vit_attention(model, images, count: int = 500, **feed) -> np.ndarray:
     return maps.double().numpy()
 
 
-def distance_by_layer(model, images, count: int = 500, batch_size: int = 50, **feed) -> np.ndarray:
-    """The mean attention distance of every head of every layer of ``model``: ``(layers, heads)``, in pixels.
-
-    :func:`mean_attention_distance` over the first ``count`` images, its grid,
-    patch size and prefix read from ``model.config`` (a
-    :class:`vitbias.vit.ViT`); the maps are computed ``batch_size`` images at
-    a time, so a 224-px model's do not have to fit in memory at once
-    (``(batch, layers, heads, N, N)`` float64). ``feed`` as for
-    :func:`standardised_images`.
-    """
+def _per_layer(model, images, statistic, count: int, batch_size: int, **feed) -> np.ndarray:
+    """``statistic(maps, config)`` (``(B, heads, N, N) -> (heads,)``, a mean over images) of every layer of
+    ``model`` on the first ``count`` images, ``batch_size`` at a time: ``(layers, heads)``."""
     import torch
 
-    config = model.config
     count = positive_int("count", min(count, len(images)))
     batch_size = positive_int("batch_size", batch_size)
     model = model.cpu().eval()
@@ -329,10 +366,36 @@ def distance_by_layer(model, images, count: int = 500, batch_size: int = 50, **f
         with torch.no_grad():
             _, maps = model(standardised_images(images, start, stop, **feed), return_attention=True)
         maps = maps.double().numpy()                                  # (B, layers, heads, N, N)
-        total = total + (stop - start) * np.stack([
-            mean_attention_distance(maps[:, layer], config.grid_size, config.grid_size, config.patch_size,
-                                    config.num_prefix_tokens) for layer in range(maps.shape[1])])
+        total = total + (stop - start) * np.stack([statistic(maps[:, layer], model.config)
+                                                   for layer in range(maps.shape[1])])
     return total / count
+
+
+def distance_by_layer(model, images, count: int = 500, batch_size: int = 50, *, exclude_self: bool = False,
+                      **feed) -> np.ndarray:
+    """The mean attention distance of every head of every layer of ``model``: ``(layers, heads)``, in pixels.
+
+    :func:`mean_attention_distance` (``exclude_self`` as there) over the first
+    ``count`` images, its grid, patch size and prefix read from ``model.config``
+    (a :class:`vitbias.vit.ViT`); the maps are computed ``batch_size`` images
+    at a time, so a 224-px model's do not have to fit in memory at once
+    (``(batch, layers, heads, N, N)`` float64). ``feed`` as for
+    :func:`standardised_images`.
+    """
+    def distance(maps, config):
+        return mean_attention_distance(maps, config.grid_size, config.grid_size, config.patch_size,
+                                       config.num_prefix_tokens, exclude_self=exclude_self)
+
+    return _per_layer(model, images, distance, count, batch_size, **feed)
+
+
+def neighbour_weight_by_layer(model, images, count: int = 500, batch_size: int = 50, **feed) -> np.ndarray:
+    """:func:`neighbour_weight` of every head of every layer of ``model``, as :func:`distance_by_layer`
+    reads it: ``(layers, heads)``."""
+    def near(maps, config):
+        return neighbour_weight(maps, config.grid_size, config.grid_size, config.num_prefix_tokens)
+
+    return _per_layer(model, images, near, count, batch_size, **feed)
 
 
 def maps_in_original_grid(A, order, n_prefix: int) -> np.ndarray:

@@ -205,15 +205,18 @@ def locality_grid(budget) -> tuple[int, int]:
 
 
 def locality_sizes(budget) -> tuple[int, int]:
-    """The two training-set sizes of the locality grid's runs: the smallest and the one before the largest."""
-    return budget.train_sizes[0], budget.train_sizes[-2]
+    """The two training-set sizes of the locality grid's runs: ``budget.route_sizes``, where the plain
+    ViT is off its floor and the routes are measured (below them it scores near chance)."""
+    return budget.route_sizes[0], budget.route_sizes[-1]
 
 
 def on_locality_grid(budget, train_size: int, seed: int, **options) -> dict:
     """The run config of the ViT on the locality grid: :func:`vitbias.runs.experiment` with the patch
-    and the other keywords of :func:`locality_vit`; ``options`` are that function's (``permute``, ``route``)."""
+    and the other keywords of :func:`locality_vit`, under the rule by which the ViT fits its training
+    set; ``options`` are that function's (``permute``, ``route``)."""
     changes = locality_vit(budget)
-    config = runs.experiment(budget, "vit", train_size, seed, patch=changes.pop("patch_size", None), **options)
+    config = runs.experiment(budget, "vit", train_size, seed, patch=changes.pop("patch_size", None), fit=True,
+                             **options)
     config["model"] = {**config["model"], **changes}
     return config
 

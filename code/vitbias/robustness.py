@@ -204,19 +204,25 @@ def pgd_accuracy(model: nn.Module, images: ImageSet, epsilon: float, steps: int 
     return pixel_accuracy(model, pgd_attack(model, images, epsilon, steps, **attack), images)
 
 
-def retained(perturbed, clean) -> np.ndarray:
-    """The share of its clean accuracy a model keeps under a perturbation: ``perturbed / clean``, per seed.
+def retained(perturbed, clean, chance: float = 0.0) -> np.ndarray:
+    """The share of its margin over chance a model keeps under a perturbation, per seed:
+    ``(perturbed - chance) / (clean - chance)``; with ``chance = 0``, of its clean accuracy.
 
     Two models compared at matched clean accuracy are compared on this share,
-    so that a gap under the perturbation is not the clean gap restated.
+    so that a gap under the perturbation is not the clean gap restated. Taken
+    against chance, a model that falls to guessing keeps nothing whatever its
+    clean accuracy, where the plain ratio would still credit it with
+    ``chance / clean`` (below chance, the share is negative).
     """
     perturbed, clean = np.asarray(perturbed, dtype=float), np.asarray(clean, dtype=float)
     if perturbed.shape != clean.shape:
         raise ValueError(f"perturbed and clean accuracies must have one shape, got {perturbed.shape} "
                          f"and {clean.shape}")
-    if not (np.all(clean > 0) and np.all(clean <= 1) and np.all(perturbed >= 0) and np.all(perturbed <= 1)):
-        raise ValueError("accuracies must lie in [0, 1], the clean ones above 0")
-    return perturbed / clean
+    if not 0 <= chance < 1:
+        raise ValueError(f"chance must lie in [0, 1), got {chance!r}")
+    if not (np.all(clean > chance) and np.all(clean <= 1) and np.all(perturbed >= 0) and np.all(perturbed <= 1)):
+        raise ValueError(f"accuracies must lie in [0, 1], the clean ones above chance ({chance:g})")
+    return (perturbed - chance) / (clean - chance)
 
 
 def nearest_size(target: float, accuracy_by_size: dict) -> int:

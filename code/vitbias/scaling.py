@@ -314,6 +314,28 @@ def resolved_paired(first, second, alpha: float = 0.05) -> bool:
     return paired_t(first, second)[1] < alpha
 
 
+def smallest_resolved_difference(first, second, alpha: float = 0.05, *, paired: bool = False) -> float:
+    """The smallest difference of means that the test of :func:`resolved` (or, with ``paired``,
+    :func:`resolved_paired`) would resolve at ``alpha`` with these samples' spread: ``t_{1 - alpha/2, df} se``.
+
+    Shifting one sample by a constant moves the difference and leaves the
+    standard error and the degrees of freedom as they are, so the two samples
+    differ by the test exactly when their means are farther apart than this.
+    It is the number a sentence "within the seeds' spread" stands for; ``0``
+    for samples without spread.
+    """
+    from scipy import stats
+
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    if paired:
+        d = _pairs(first, second)
+        se, df = float(d.std(ddof=1)) / math.sqrt(len(d)), len(d) - 1
+    else:
+        _, se, df = _welch(*_samples(first, second))
+    return float(stats.t.isf(alpha / 2, df) * se)
+
+
 def sign_flip_p(first, second) -> float:
     """The exact two-sided p of the sign-flip permutation test on the paired differences.
 

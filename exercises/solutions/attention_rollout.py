@@ -4,7 +4,8 @@ import numpy as np
 
 
 def residual_attention(A):
-    """``A_hat = A_bar / 2 + I / 2``, rows renormalised: ``(..., heads, N, N) -> (..., N, N)``."""
+    """``A_hat = A_bar / 2 + I / 2``, rows renormalised:
+    ``(..., heads, N, N) -> (..., N, N)``."""
     A_bar = np.mean(A, axis=-3)
     hat = 0.5 * A_bar + 0.5 * np.eye(A_bar.shape[-1])
     return hat / hat.sum(axis=-1, keepdims=True)

@@ -4,7 +4,8 @@ import numpy as np
 
 
 def roll(x, delta):
-    """``T_delta``: move the content of the last two axes by ``+delta``, circularly."""
+    """``T_delta``: move the content of the last two axes by ``+delta``,
+    circularly."""
     return np.roll(x, delta, axis=(-2, -1))
 
 

@@ -6,7 +6,8 @@ def parameter_counts(config):
     hidden = int(d * config.mlp_ratio)
     prefix = int(config.class_token) + config.reg_tokens
     tokens = (config.img_size // P) ** 2 + prefix
-    block = (4 * d * d + 4 * d) + (2 * d * hidden + hidden + d) + 4 * d   # attention, MLP, two LayerNorms
+    # attention, MLP, two LayerNorms
+    block = (4 * d * d + 4 * d) + (2 * d * hidden + hidden + d) + 4 * d
     parts = {
         "patch embedding": config.in_chans * P * P * d + d,
         "[CLS] token": d if config.class_token else 0,

@@ -45,7 +45,7 @@ from .. import vit as vit_configs
 MARKER = "vitbias-plotly"
 """The class of the ``<div>`` every interactive figure is drawn into; the site loads plotly.js where it occurs."""
 
-CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["sendDataToCloud"]}
+CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["sendDataToCloud", "sendChartToCloud"]}
 TEMPLATE = "simple_white"
 # A square-root colour scale (as in the static figures), so small weights stay visible: (position, colour).
 SQRT_BLUES = [[(i / 10) ** 2, f"rgb({int(247 - 239 * i / 10)},{int(251 - 203 * i / 10)},{int(255 - 148 * i / 10)})"]

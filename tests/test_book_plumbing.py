@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vitbias import book, profile
+from vitbias import book, profile, scaling
 
 
 def test_plain_turns_numpy_scalars_into_python_numbers():
@@ -171,10 +171,20 @@ def test_a_sentence_with_a_field_the_comparison_does_not_know_is_refused(glued):
 
 def test_an_equality_a_theorem_guarantees_is_glued_as_shown_or_not_shown_never_as_a_difference(glued):
     a = [0.70, 0.71, 0.72]
-    assert book.glue_equivalent("e", a, [0.705, 0.71, 0.715], 0.05, equal="the same", unresolved="not shown")
+    assert book.glue_equivalent("e", a, [0.705, 0.71, 0.715], 0.05, contrast=0.2, equal="the same",
+                                unresolved="not shown")
     assert glued["e"] == "the same"
-    assert not book.glue_equivalent("e", a, [0.60, 0.65, 0.70], 0.05, equal="the same", unresolved="not shown")
-    assert glued["e"] == "not shown"
+    assert not book.glue_equivalent("e", a, [0.60, 0.65, 0.70], 0.05, contrast=0.2, equal="the same",
+                                    unresolved="not shown within {shown:.3f}")
+    assert glued["e"] == f"not shown within {scaling.smallest_equivalence_margin(a, [0.60, 0.65, 0.70]):.3f}"
+
+
+def test_an_equivalence_margin_wider_than_half_the_contrasted_effect_is_refused(glued):
+    a = [0.70, 0.71, 0.72]
+    with pytest.raises(ValueError, match="wider than half the effect"):
+        book.glue_equivalent("e", a, a, 0.051, contrast=0.1, equal="the same", unresolved="not shown")
+    with pytest.raises(ValueError, match="contrasted effect must be positive"):
+        book.glue_equivalent("e", a, a, 0.05, contrast=-0.1, equal="the same", unresolved="not shown")
 
 
 def test_a_chapter_nbval_leaves_out_computes_on_both_kernel_sets_and_shows_nothing_unglued():

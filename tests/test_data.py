@@ -75,18 +75,34 @@ def test_other_classes_are_different_outlines():
     assert set(other.classes).isdisjoint(data.SHAPE_CLASSES) and len(other.classes) == 10
 
 
-def test_a_region_keeps_every_centre_in_its_half_of_the_range_and_the_halves_cover_it():
+def test_an_object_in_a_band_never_reaches_the_quarter_of_columns_outside_it():
+    n = 3000
+    outlines = np.random.default_rng(0).integers(0, len(data.SHAPE_CLASSES), n)
+    quarter = data.SIZE // 4
+    for region, outside in (("left", slice(data.SIZE - quarter, None)), ("right", slice(0, quarter))):
+        half, centre, angle = data.object_pose(n, np.random.default_rng(1), region=region)
+        mask = data.object_mask(outlines, half, centre, angle)
+        assert not mask[:, :, outside].any()
+        assert mask.sum(axis=(1, 2)).min() > 0
+    # without a band the objects reach every column
+    half, centre, angle = data.object_pose(n, np.random.default_rng(1))
+    assert data.object_mask(outlines, half, centre, angle).any(axis=(0, 1)).all()
+
+
+def test_the_two_bands_are_mirror_images_drawn_from_the_same_numbers():
     half = np.random.default_rng(0).uniform(6.0, 10.0, 5000)
-    middle = data.SIZE / 2
     left = data.object_centres(half, data.SIZE, np.random.default_rng(1), "left")
     right = data.object_centres(half, data.SIZE, np.random.default_rng(1), "right")
     anywhere = data.object_centres(half, data.SIZE, np.random.default_rng(1))
-    assert np.all(left[:, 0] >= half) and np.all(left[:, 0] <= middle)
-    assert np.all(right[:, 0] >= middle) and np.all(right[:, 0] <= data.SIZE - half)
-    # the two halves are mirror images drawn from the same numbers, and y is untouched
-    np.testing.assert_allclose(left[:, 0] + (right[:, 0] - middle), anywhere[:, 0], atol=1e-9)
+    np.testing.assert_allclose(right[:, 0] - left[:, 0], data.SIZE / 4, atol=1e-9)
     np.testing.assert_array_equal(left[:, 1], anywhere[:, 1])
-    assert left[:, 0].max() > middle - 0.1 and right[:, 0].min() < middle + 0.1
+    reach = data.reach(half, 10.0)
+    assert np.all(left[:, 0] - reach >= 0) and np.all(left[:, 0] + reach <= 0.75 * data.SIZE + 1e-9)
+
+
+def test_the_reach_of_a_turned_object_is_the_half_width_of_a_turned_square():
+    assert data.reach(np.array([1.0]), 0.0)[0] == 1.0
+    np.testing.assert_allclose(data.reach(np.array([2.0]), 45.0), [2 * np.sqrt(2)])
 
 
 def test_a_region_moves_the_objects_and_leaves_labels_and_textures():
@@ -103,6 +119,7 @@ def test_a_region_moves_the_objects_and_leaves_labels_and_textures():
     (lambda: data.shapes(0), "positive integer"),
     (lambda: data.shapes(10, region="top"), "region must be"),
     (lambda: data.object_centres(np.ones(2), 32, np.random.default_rng(0), "middle"), "region must be"),
+    (lambda: data.object_centres(np.full(2, 13.0), 32, np.random.default_rng(0), "left"), "does not fit"),
     (lambda: data.shapes(10, texture="stripes"), "texture must be"),
     (lambda: data.shapes(10, classes="all"), "classes must be"),
     (lambda: data.shapes(10, split="val"), "split must be"),

@@ -184,7 +184,10 @@ def test_the_html_draws_the_figure_it_holds_and_names_no_host(build):
     fig = build()
     assert {trace.type for trace in fig.data} <= OFFLINE_TRACES
     html = interactive.show(fig, "a-figure").html()
-    assert html.startswith(f'<div class="{interactive.MARKER}" id="a-figure">')
+    steps = len(fig.layout.sliders[0].steps) if fig.layout.sliders else 0
+    counted = f' data-steps="{steps}"' if steps else ""
+    assert html.startswith(f'<div class="{interactive.MARKER}" id="a-figure"{counted}>')
+    assert booksite._WIDGET_DIV.search(html).group(1) == "a-figure"
     assert not sitecheck._text_urls(html), "an inline script may not name a URL (tools/sitecheck.py)"
     assert html.count("</script>") == 1 and "bdata" not in html   # plain numbers, not base64 arrays
     spec = json.loads(re.search(r"var spec = (\{.*\});\n", html).group(1))
@@ -192,6 +195,19 @@ def test_the_html_draws_the_figure_it_holds_and_names_no_host(build):
     assert [t.get("z", t.get("y")) for t in spec["data"]] == \
         [json.loads(json.dumps(t.z if t.type == "heatmap" else t.y, cls=interactive._Encoder)) for t in fig.data]
     assert len(spec["frames"]) == len(fig.frames)
+
+
+@pytest.mark.parametrize("build", ALL.values(), ids=ALL.keys())
+def test_a_figure_with_a_slider_has_two_buttons_that_step_it_and_a_line_that_says_the_step(build):
+    fig = build()
+    html = interactive.show(fig, "a-figure").html()
+    keys = re.search(r'<div class="vitbias-plotly-keys" id="a-figure-keys".*?</div>', html, re.S)
+    if not fig.layout.sliders:
+        assert keys is None and "data-steps" not in html
+        return
+    assert keys is not None
+    assert re.findall(r'<button type="button" data-step="(-?1)" disabled>', keys.group(0)) == ["-1", "1"]
+    assert 'aria-live="polite"' in keys.group(0) and "function keys(div, spec)" in html
 
 
 def test_the_output_carries_a_static_image_only_when_given_one():

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from vitbias import data, lab, profile, runs
+from vitbias import data, lab, plan, profile, runs
 from vitbias.train import evaluate
 
 
@@ -31,10 +31,10 @@ def small_entry() -> nn.Module:
 def test_the_challenge_size_is_the_priors_chapters_largest_route_size_of_at_most_5000_images():
     for name in profile.PROFILES:
         budget = profile.budget(name)
-        assert lab.challenge_size(budget) == budget.route_sizes[-1] <= lab.MAX_IMAGES
-    assert lab.challenge_size(profile.budget("full")) == 5000    # the source's 5,000 CIFAR-10 images
+        assert plan.challenge_size(budget) == budget.route_sizes[-1] <= plan.MAX_IMAGES
+    assert plan.challenge_size(profile.budget("full")) == 5000    # the source's 5,000 CIFAR-10 images
     with pytest.raises(ValueError, match="at most 5,000"):
-        lab.challenge_size(replace(profile.budget("quick"), train_sizes=(6000, 7000), recipe_size=6000,
+        plan.challenge_size(replace(profile.budget("quick"), train_sizes=(6000, 7000), recipe_size=6000,
                                    probe_labels=6000, route_sizes=(6000, 7000)))
 
 
@@ -87,14 +87,6 @@ def test_enter_trains_on_the_runs_images_with_its_recipe_and_scores_on_the_test_
     torch.manual_seed(1)
     initial = small_entry()
     assert not torch.equal(initial[1].weight, first.model[1].weight)
-
-
-def test_the_prior_routes_are_the_plans_which_the_priors_chapter_trains():
-    from vitbias import plan
-
-    for name in ("quick", "full"):
-        budget = profile.budget(name)
-        assert lab.prior_routes(budget) == plan.prior_routes(budget)
 
 
 def test_enter_trains_on_one_thread_and_gives_the_threads_back():

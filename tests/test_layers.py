@@ -84,14 +84,16 @@ def test_the_map_is_read_bottom_first_and_a_sub_package_takes_its_modules(packag
 def test_an_upward_import_is_caught_however_it_is_written(package, source):
     (package / "base.py").write_text(source)
     assert layers.check(package) == [
-        "base (layer 1, Bottom) imports model (layer 2, Middle), a higher layer"]
+        "base (layer 1, Bottom) imports model (layer 2, Middle), a higher layer",
+        "an import cycle: base -> model -> base"]   # model imports base: the upward import closes a cycle
 
 
 def test_an_upward_import_from_a_sub_package_names_its_module(package):
     (package / "model.py").write_text("from .figures.style import canvas\n")
     assert layers.check(package) == [
         "model (layer 2, Middle) imports figures (layer 3, Top), a higher layer",
-        "model (layer 2, Middle) imports figures.style (layer 3, Top), a higher layer"]
+        "model (layer 2, Middle) imports figures.style (layer 3, Top), a higher layer",
+        "an import cycle: figures.style -> model -> figures.style"]  # figures.style imports model
 
 
 def test_a_module_missing_from_the_map_and_a_name_with_no_module_fail(package):
@@ -112,3 +114,18 @@ def test_the_command_fails_on_an_upward_import_and_passes_otherwise(package, cap
     (package / "shapes.py").write_text("from . import figures\n")
     assert layers.main([str(package)]) == 1
     assert "shapes (layer 1, Bottom) imports figures (layer 3, Top)" in capsys.readouterr().out
+
+
+def test_two_modules_of_one_layer_that_import_each_other_are_named_in_their_cycle(tmp_path):
+    root = write_package(tmp_path / "pkg", {
+        "base": "def f():\n    from . import shapes\n",   # inside a function counts too
+        "shapes": "from . import base\n",
+        "model": "", "figures": "",
+    })
+    assert layers.check(root) == ["an import cycle: base -> shapes -> base"]
+
+
+def test_a_longer_cycle_is_named_from_its_first_module_round_to_it_again():
+    graph = {"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": [], "e": ["e"]}
+    assert layers.import_cycles(graph) == [["a", "b", "c", "a"]]   # a module importing itself is not a cycle
+    assert layers.import_cycles({"a": ["b"], "b": []}) == []

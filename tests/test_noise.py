@@ -43,6 +43,10 @@ def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_els
     kinds = noise.crossover_groups(budget)
     assert set(kinds) == {"cnn", "vit", "vit, largest set", "train"}
     assert list(kinds["vit, largest set"]) == [("vit", budget.train_sizes[-1], "plain")]
+    halves = kinds["vit"][("vit", "half steps")]
+    assert ("vit", "half steps") in kinds["train"] and ("vit", "recipe") in kinds["vit"]
+    assert sorted(c["data"]["seed"] for c in halves) == sorted(budget.seeds)
+    assert all(_without_seed(c) == _without_seed(halves[0]) for c in halves)
     for configs in kinds["train"].values():
         assert len(configs) == len(budget.seeds)
         assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
@@ -54,7 +58,8 @@ def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_els
 
 def _fake_cache(folder, budget, planted):
     """A run cache holding metrics for every crossover group: 0.5 everywhere, ``planted`` values in one group."""
-    for name, configs in noise.crossover_groups(budget)["train"].items():
+    every = {name: configs for kind in noise.crossover_groups(budget).values() for name, configs in kind.items()}
+    for name, configs in every.items():
         for i, config in enumerate(configs):
             entry = folder / runs.run_key(config)
             entry.mkdir(parents=True, exist_ok=True)
@@ -129,6 +134,24 @@ def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tm
         booktools.write_noise("quick", [tmp_path / "absent"], module=module, chapters=["crossover"])
 
 
+def test_one_kind_is_measured_again_and_the_chapters_other_kinds_are_kept_as_they_were(tmp_path, monkeypatch):
+    from tools import booktools
+
+    budget = profile.budget("quick")
+    group = ("cnn", budget.train_sizes[0], "plain")
+    _fake_cache(tmp_path / "own", budget, (group, [0.60, 0.65, 0.70]))
+    monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
+    module = tmp_path / "noise_measured.py"
+    before = noise.measured_table()["quick"]["crossover"]
+    record = booktools.write_noise("quick", [], module=module, chapters=["crossover"], kinds=["cnn"])["crossover"]
+    assert record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05) and record["kinds"]["cnn"]["kernel_sets"] == 1
+    for kind in set(before["kinds"]) - {"cnn"}:
+        assert record["kinds"][kind] == {"kernel_sets": before["kernel_sets"], **before["kinds"][kind]}
+    assert record["kernel_sets"] == 1  # the fewest over its kinds
+    with pytest.raises(ValueError, match="has no kinds"):
+        noise.measure("crossover", budget, [tmp_path / "own"], kinds=["mlp"])
+
+
 def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_build_ran_the_generic():
     from tools import booktools
 
@@ -165,12 +188,13 @@ def _one_run_per_seed_differing_by_nothing_else(configs, budget):
     assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
 
 
-def test_the_priors_routes_are_one_kind_over_every_size_and_the_locality_grid_is_another():
+def test_the_priors_routes_are_one_kind_over_every_size_and_each_model_of_the_locality_grid_another():
     budget = profile.budget("quick")
     kinds = noise.priors_groups(budget)
-    assert set(kinds) == {"routes", "finer grid", "train"}
+    assert set(kinds) == {"routes", "finer grid", "hard locality", "train"}
     assert set(kinds["routes"]) == {(name, n, 0.0) for name in plan.prior_routes(budget) for n in budget.route_sizes}
-    assert {name for name, *_ in kinds["finer grid"]} == {"ViT, finer grid", plan.LOCAL_ROUTE_NAME}
+    assert {name for name, *_ in kinds["finer grid"]} == {"ViT, finer grid"}
+    assert {name for name, *_ in kinds["hard locality"]} == {plan.LOCAL_ROUTE_NAME}
     assert set(kinds["train"]) >= set(kinds["routes"]) | {("ViT", n, 0.0) for n in budget.route_sizes}
     for groups in kinds.values():
         for configs in groups.values():

@@ -156,7 +156,7 @@ def test_the_vit_is_trained_in_the_most_scrambled_world_and_the_controls_at_the_
     assert vit_worlds == {(small, most), (large, most)} | {(large, c) for c in plan.CONTROL_WORLDS}
 
 
-def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_one_vit_under_half():
+def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_each_seeds_vit_also_under_half():
     budget = profile.budget("quick")
     wanted = plan.crossover(budget)
     for key, config in wanted.items():
@@ -164,11 +164,12 @@ def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_on
             continue
         model = key[0]
         assert config["train"]["steps"] == budget.steps(config["data"]["train"], model)
-    largest = wanted["vit", budget.train_sizes[-1], budget.seeds[0], "plain"]
-    half = wanted["vit", "half steps", budget.seeds[0]]
-    assert half["train"]["steps"] == largest["train"]["steps"] // 2
-    assert half["train"]["warmup"] == half["train"]["steps"] // 10
-    assert {**half, "train": None} == {**largest, "train": None}
+    for seed in budget.seeds:
+        largest = wanted["vit", budget.train_sizes[-1], seed, "plain"]
+        half = wanted["vit", "half steps", seed]
+        assert half["train"]["steps"] == largest["train"]["steps"] // 2
+        assert half["train"]["warmup"] == half["train"]["steps"] // 10
+        assert {**half, "train": None} == {**largest, "train": None}
     # the ViT's rule gives it more steps than the shared rule where the shared one caps it
     assert budget.steps(budget.train_sizes[-1], "vit") > budget.steps(budget.train_sizes[-1])
 

@@ -16,10 +16,30 @@ def route_model(dtype=torch.float32, **routes):
 
 def test_hard_locality_puts_no_weight_outside_the_window():
     model = route_model(local_radius=1)
+    assert model.config.num_prefix_tokens == 0                                    # the unread [CLS] dropped
     _, maps = model(torch.randn(2, 3, 16, 16), return_attention=True)            # (B, L, H, T, T)
-    allowed = torch.as_tensor(masks.grid_local_mask(4, 4, 1, n_prefix=1))
+    allowed = torch.as_tensor(masks.grid_local_mask(4, 4, 1, n_prefix=0))
     assert torch.all(maps[..., ~allowed] == 0)
     assert torch.all(maps[..., allowed] > 0)
+
+
+def test_under_hard_locality_a_patch_two_blocks_away_cannot_move_a_patch_outside_its_reach():
+    # radius 1, two blocks: patch (0, 0) reads at most (2, 2) away; a change at (3, 3) must not reach it
+    for pool in ("mean", "cls"):
+        torch.manual_seed(0)
+        model = priors.RouteViT(SMALL.replace(pool=pool), local_radius=1).double().eval()
+        x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
+        y = x.clone()
+        y[..., 12:, 12:] += 1.0                                                   # patch (3, 3) only
+        p = model.config.num_prefix_tokens
+        tokens = [model.encode(image, None, False)[0][0, p] for image in (x, y)]  # patch (0, 0), (d,)
+        torch.testing.assert_close(tokens[0], tokens[1], rtol=0, atol=0)
+
+
+def test_with_cls_read_hard_locality_lets_cls_see_every_patch_and_no_patch_see_cls():
+    mask = priors.without_relay(masks.grid_local_mask(4, 4, 1, n_prefix=1), 1)
+    assert mask[0].all() and not mask[1:, 0].any()
+    np.testing.assert_array_equal(mask[1:, 1:], masks.grid_local_mask(4, 4, 1, n_prefix=0))
 
 
 def test_relative_bias_makes_the_model_invariant_to_every_whole_patch_circular_shift():

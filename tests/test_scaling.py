@@ -285,3 +285,13 @@ def test_the_smallest_resolved_difference_is_the_t_quantile_times_the_standard_e
     assert scaling.smallest_resolved_difference([0.3, 0.3], [0.1, 0.1]) == 0.0
     with pytest.raises(ValueError, match="alpha"):
         scaling.smallest_resolved_difference(first, second, alpha=1.5)
+
+
+def test_the_smallest_equivalence_margin_is_where_the_two_one_sided_tests_start_to_show_agreement():
+    rng = np.random.default_rng(3)
+    for paired in (False, True):
+        a, b = rng.normal(0.7, 0.02, 4), rng.normal(0.72, 0.02, 4)
+        shown = scaling.smallest_equivalence_margin(a, b, paired=paired)
+        assert scaling.equivalent(a, b, shown * 1.0001, paired=paired)
+        assert not scaling.equivalent(a, b, shown * 0.9999, paired=paired)
+    assert scaling.smallest_equivalence_margin([0.5, 0.5], [0.5, 0.5]) == 0.0

@@ -26,8 +26,10 @@ A Sphinx extension, loaded by ``_config.yml`` (``sphinx.local_extensions``).
   hides each in the other medium. An interactive figure without a static
   twin keeps, for screen readers, the sentence it shows until it is drawn
   (which drawing removes) as its text alternative. The sliders and buttons
-  plotly.js draws inside a figure take no keyboard focus (its toolbar does):
-  the text alternative is what a reader without a mouse, or without sight, gets.
+  plotly.js draws inside a figure take no keyboard focus (its toolbar does),
+  so a figure with a slider has two buttons of its own after it, "Previous
+  step" and "Next step", which step the slider and say the step aloud
+  (``vitbias.figures.interactive``); the site test presses them.
 - **Citation lists.** Docutils marks each entry of a list of citations with
   the role ``doc-biblioentry``, deprecated in DPUB-ARIA 1.1: assistive
   technology no longer counts it as an item of its list (axe-core: the list
@@ -66,7 +68,7 @@ PRINT_FIGURE = "vitbias-print-figure"
 INTERACTIVE_FIGURE = "vitbias-interactive-figure"
 ALT_CLASS = "vitbias-alt"
 PRINT_SUFFIX = "-print"
-_WIDGET_DIV = re.compile(rf'<div class="{WIDGET_MARKER}" id="([A-Za-z0-9-]+)">')
+_WIDGET_DIV = re.compile(rf'<div class="{WIDGET_MARKER}" id="([A-Za-z0-9-]+)"[^>]*>')
 # The sentence an interactive figure shows until plotly.js draws it (vitbias.figures.interactive).
 _FALLBACK = re.compile(rf'<p class="{WIDGET_MARKER}-fallback">(.*?)</p>', re.S)
 _TAG = re.compile(r"<[^>]*>")

@@ -713,9 +713,16 @@ def other_kernels_env(env=None) -> dict:
     return env
 
 
-def train_on_other_kernels(folder: Path, chapters=None) -> None:
-    """Train the runs of :data:`OTHER_KERNEL_RUNS` of ``chapters`` (default: all) into the run cache
-    ``folder`` on the other kernel set."""
+# With --kind: the runs of those kinds of the chapter's groups (vitbias.noise.CHAPTER_GROUPS).
+KIND_RUNS = ("from vitbias import noise, profile, runs\n"
+             "kinds = noise.CHAPTER_GROUPS[{chapter!r}](profile.budget())\n"
+             "runs.run_many([c for kind in {kinds!r} for g in kinds[kind].values() for c in g])\n")
+
+
+def train_on_other_kernels(folder: Path, chapters=None, kinds=None) -> None:
+    """Train the runs of :data:`OTHER_KERNEL_RUNS` of ``chapters`` (default: all), or with ``kinds``
+    only the runs of those kinds (:data:`KIND_RUNS`), into the run cache ``folder`` on the other
+    kernel set."""
     import subprocess
 
     chapters = tuple(OTHER_KERNEL_RUNS) if chapters is None else tuple(chapters)
@@ -724,14 +731,19 @@ def train_on_other_kernels(folder: Path, chapters=None) -> None:
         raise ValueError(f"no other-kernel runs for {unknown}: expected among {tuple(OTHER_KERNEL_RUNS)}")
     env = other_kernels_env() | {"VITBIAS_RUNS": str(folder), "PYTHONPATH": str(ROOT / "code")}
     for chapter in chapters:
-        subprocess.run([sys.executable, "-c", OTHER_KERNEL_RUNS[chapter]], env=env, check=True, cwd=ROOT)
+        script = OTHER_KERNEL_RUNS[chapter] if kinds is None else \
+            KIND_RUNS.format(chapter=chapter, kinds=tuple(kinds))
+        subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=ROOT)
 
 
-def write_noise(profile_name: str, other_kernels=(), module: Path | None = None, chapters=None) -> dict:
-    """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.noise.CHAPTER_GROUPS``)
-    from the run cache (and ``other_kernels``, caches of the same runs on the other kernel set) and
-    write them, beside the other chapters' and profiles' measurements, into the generated module
-    ``vitbias.noise_measured``; returns chapter -> this profile's record."""
+def write_noise(profile_name: str, other_kernels=(), module: Path | None = None, chapters=None,
+                kinds=None) -> dict:
+    """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.noise.CHAPTER_GROUPS``;
+    with ``kinds``, only those kinds, keeping the chapters' other kinds as measured before) from the
+    run cache (and ``other_kernels``, caches of the same runs on the other kernel set) and write them,
+    beside the other chapters' and profiles' measurements, into the generated module
+    ``vitbias.noise_measured``; returns chapter -> this profile's record. A record's ``kernel_sets``
+    is the fewest over its kinds."""
     from vitbias import noise, profile, runs
 
     module = module or noise.MEASURED_MODULE
@@ -741,9 +753,15 @@ def write_noise(profile_name: str, other_kernels=(), module: Path | None = None,
             raise ValueError(f"no run cache at {folder}")
     chapters = tuple(noise.CHAPTER_GROUPS) if chapters is None else tuple(chapters)
     budget = profile.budget(profile_name)
-    records = {chapter: {"kinds": noise.measure(chapter, budget, folders), "kernel_sets": len(folders)}
-               for chapter in chapters}
     table = dict(noise.measured_table())
+    records = {}
+    for chapter in chapters:
+        before = table.get(profile_name, {}).get(chapter, {"kinds": {}, "kernel_sets": len(folders)})
+        kept = {} if kinds is None else {kind: {"kernel_sets": before["kernel_sets"], **entry}
+                                         for kind, entry in before["kinds"].items() if kind not in kinds}
+        measured = {**kept, **noise.measure(chapter, budget, folders, kinds)}
+        records[chapter] = {"kinds": dict(sorted(measured.items())),
+                            "kernel_sets": min(entry["kernel_sets"] for entry in measured.values())}
     table[profile_name] = {**table.get(profile_name, {}), **records}
     module.write_text(noise.module_source(table))
     return records
@@ -768,6 +786,8 @@ def main(argv=None) -> int:
                        help="first train the measured chapters' runs into each --other-kernels cache")
     noise.add_argument("--chapter", action="append", dest="chapters",
                        help="measure this chapter only, keeping the others' measurements (repeatable)")
+    noise.add_argument("--kind", action="append", dest="kinds",
+                       help="measure (and with --train, train) this kind only, keeping the chapter's others")
     args = parser.parse_args(argv)
     if args.command == "invalidate":
         stale = invalidate()
@@ -788,12 +808,12 @@ def main(argv=None) -> int:
         record_chapter_seconds()
     elif args.command == "noise":
         for folder in args.other_kernels if args.train else ():
-            train_on_other_kernels(Path(folder), args.chapters)
-        measured = write_noise(current_profile(), args.other_kernels, chapters=args.chapters)
+            train_on_other_kernels(Path(folder), args.chapters, args.kinds)
+        measured = write_noise(current_profile(), args.other_kernels, chapters=args.chapters, kinds=args.kinds)
         for chapter, record in measured.items():
             for kind, entry in record["kinds"].items():
                 print(f"{chapter} {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
-                      f"{entry['largest_in']}, {entry['runs']} runs over {record['kernel_sets']} kernel set(s))")
+                      f"{entry['largest_in']}, {entry['runs']} runs over {entry['kernel_sets']} kernel set(s))")
     elif args.command == "check":
         problems = check_chapter(args.chapter)
         print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")

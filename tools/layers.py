@@ -10,7 +10,9 @@ with all its modules. ``make lint`` runs the check::
 
 and fails, naming the module, the import and both layers, when a module
 imports from a higher layer, when a module is missing from the map, or when
-the map names a module that does not exist. Imports are read with
+the map names a module that does not exist; and, naming the modules in the
+order they import each other, when modules import each other in a cycle
+(within a layer, where the layers alone allow it). Imports are read with
 :func:`tools.booktools.imported_modules`, the reader that decides which
 chapters a change re-executes, so imports inside functions count too.
 """
@@ -104,10 +106,77 @@ def upward_imports(root: Path, layers: list[Layer], modules: list[str]) -> list[
     return problems
 
 
+def import_graph(root: Path, modules: list[str]) -> dict[str, list[str]]:
+    """Each module of the package and the package's modules it imports (at the top or in a function)."""
+    known = set(modules)
+    graph = {}
+    for name in modules:
+        source = module_file(name, root).read_text(encoding="utf-8")
+        graph[name] = sorted(t for t in imported_modules(source, current=name, root=root) if t in known and t != name)
+    return graph
+
+
+def import_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """One cycle ``[a, b, ..., a]`` for each group of modules that import each other (Tarjan's strongly
+    connected components of ``graph``, each of two or more modules), in a fixed order."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, []):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_cycle_through(min(group), group, graph) for group in sorted(groups, key=min)]
+
+
+def _cycle_through(start: str, group: set[str], graph: dict[str, list[str]]) -> list[str]:
+    """A shortest path from ``start`` back to itself inside ``group`` (breadth first)."""
+    previous, frontier = {}, [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in graph[node]:
+                if target == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [start, *reversed(path[:-1]), start] if len(path) > 1 else [start, node, start]
+                if target in group and target not in previous:
+                    previous[target] = node
+                    following.append(target)
+        frontier = following
+    raise ValueError(f"{start} is in no cycle of {sorted(group)}")
+
+
+def cycle_problems(root: Path, modules: list[str]) -> list[str]:
+    """Each cycle of imports among the package's modules."""
+    return [f"an import cycle: {' -> '.join(cycle)}" for cycle in import_cycles(import_graph(root, modules))]
+
+
 def check(root: Path = PACKAGE) -> list[str]:
-    """Every breach of the layers the package's map declares (an empty list when there is none)."""
+    """Every breach of the layers the package's map declares, and every import cycle (an empty list when
+    there is none)."""
     layers, modules = read_layers(root), package_modules(root)
-    return map_problems(layers, modules) + upward_imports(root, layers, modules)
+    return map_problems(layers, modules) + upward_imports(root, layers, modules) + cycle_problems(root, modules)
 
 
 def main(argv=None) -> int:

@@ -209,8 +209,8 @@ def long_code_lines(text: str, limit: int = CODE_LINE_LIMIT, folded_limit: int =
             for k, line in enumerate(body) if len(line) > limits[view]]
 
 
-TEACHING_CHAPTERS = ("patches", "bias-toy", "symmetry", "crossover", "locality", "attention-conv", "priors",
-                     "robustness")
+TEACHING_CHAPTERS = ("patches", "bias-toy", "symmetry", "crossover-papers", "crossover", "locality",
+                     "attention-conv", "priors", "robustness")
 SHORT_ANSWER = "The short answer"
 GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`[^`]+`")
 REF_ROLE = re.compile(r"\{ref\}`[^`]+`")

@@ -32,6 +32,11 @@ and reports, page by page:
   nothing opened; each names the rule, the element (its selector, shortened)
   and, for a contrast, the two colours; at most :data:`ACCESS_ELEMENTS`
   elements a rule and page, the others counted;
+- **keyboard**: an interactive figure with a slider that the keyboard cannot
+  step: no ``#<id>-keys`` buttons after it (``vitbias.figures.interactive``
+  writes them; the slider plotly.js draws takes no keyboard focus), or
+  pressing Enter on its focused "Next step" (on the last step, "Previous
+  step") leaves the slider where it was or says nothing to a screen reader;
 - **link**: a link into the site to a file that is not there, or to an
   ``#anchor`` no element of the target page has (ids as the browser sees them,
   after the page's scripts ran);
@@ -688,6 +693,43 @@ def _access_failures(page: str, tab: Page, events: PageEvents) -> list[Failure]:
     return _violation_failures(page, violations)
 
 
+# Each drawn Plotly figure with a slider of two or more steps: its id and where its slider stands.
+SLIDERS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((div, index) => {
+  const slider = div.layout && div.layout.sliders && div.layout.sliders[0];
+  const steps = slider && slider.steps ? slider.steps.length : 0;
+  return {id: div.id, index: index, steps: steps, active: slider ? (slider.active || 0) : 0};
+}).filter(figure => figure.steps > 1)"""
+STEP_WAIT_MS = 3000
+
+
+def _keyboard_failures(page: str, tab: Page) -> list[Failure]:
+    """Each slider figure stepped once from the keyboard: a focused button, Enter, the slider moved and
+    the step said (``aria-live``); a figure without those buttons fails."""
+    found = []
+    for figure in tab.evaluate(SLIDERS):
+        name = figure["id"] or f"number {figure['index'] + 1}"
+        step = -1 if figure["active"] == figure["steps"] - 1 else 1
+        button = tab.locator(f"[id='{figure['id']}-keys'] button[data-step='{step}']") if figure["id"] else None
+        if button is None or button.count() != 1:
+            found.append(Failure(page, "keyboard", f"interactive figure {name} has a slider and no buttons "
+                                                   "(#<id>-keys) that step it from the keyboard"))
+            continue
+        button.focus()
+        tab.keyboard.press("Enter")
+        expected = figure["active"] + step
+        try:
+            tab.wait_for_function("([id, expected]) => { const div = document.getElementById(id); "
+                                  "return div.layout.sliders[0].active === expected && "
+                                  "document.getElementById(id + '-keys').querySelector('[aria-live]')"
+                                  ".textContent.trim() !== ''; }",
+                                  arg=[figure["id"], expected], timeout=STEP_WAIT_MS)
+        except PlaywrightError:
+            found.append(Failure(page, "keyboard", f"interactive figure {name}: Enter on its focused step "
+                                                   f"button did not move the slider to step {expected + 1} "
+                                                   "and say so"))
+    return found
+
+
 def _page_failures(page: str, state: dict, notes: list[str], events: PageEvents, origin: str) -> list[Failure]:
     """Everything wrong with a settled page, from what :data:`INSPECT` read in it and what it reported."""
     found = []
@@ -734,6 +776,7 @@ def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None)
             result.screenshot = _screenshot(tab, state["height"], screenshot)
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
         result.failures += _page_failures(page, state, notes, events, origin) + access
+        result.failures += _keyboard_failures(page, tab)
         result.failures += _overflow_failures(page, _opened_overflow(tab), [0, 0])
         result.figures = state["shown"]["interactive"]
         result.links, result.ids = state["links"], set(state["ids"])

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,6 +87,8 @@ EXPECTED = {
     "print-figure.html": {"print"},
     "repeated-image.html": {"duplicate"},
     "wide-code.html": {"overflow"},
+    "slider-figure.html": set(),
+    "slider-without-keys.html": {"keyboard"},
     "missing-alt.html": {"access"},
     "low-contrast.html": {"access"},
     "twins/intro.html": set(),
@@ -96,6 +99,22 @@ EXPECTED = {
 def _figure_html() -> str:
     figure = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 3, 2]), layout={"title": "Three points"})
     return interactive.show(figure, "three-points", fallback="Three points (interactive on the web).").html()
+
+
+def _slider_figure() -> go.Figure:
+    """Three points moved by a slider of three steps (frames), as the book's slider figures are."""
+    frames = [go.Frame(name=f"f{i}", data=[go.Scatter(x=[0, 1, 2], y=[i, i + 1, i])]) for i in range(3)]
+    steps = [{"label": str(i), "method": "animate", "args": [[f"f{i}"], {"mode": "immediate"}]} for i in range(3)]
+    return go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0]), frames=frames,
+                     layout={"title": "Three points, moved", "sliders": [{"active": 0, "steps": steps,
+                                                                          "currentvalue": {"prefix": "step "}}]})
+
+
+def _slider_html(keys: bool) -> str:
+    html = interactive.show(_slider_figure(), "slider", fallback="Three points moved (interactive on the web).").html()
+    if not keys:  # the figure as plotly.js alone would leave it: no way through it from the keyboard
+        html = re.sub(r'<div class="vitbias-plotly-keys".*?</div>\n', "", html, flags=re.S)
+    return html
 
 
 def build_twins(root: Path) -> Path:
@@ -169,7 +188,9 @@ def checked(tmp_path_factory):
     written = {"typeset-math.html": ("Math MathJax typesets", MATHJAX, TYPESET),
                "math-error.html": ("A formula MathJax cannot typeset", MATHJAX + "\n" + LEGIBLE_ERROR, MATH_ERROR),
                "undefined-macro.html": ("An undefined command", MATHJAX, UNDEFINED),
-               "drawn-figure.html": ("An interactive figure drawn", PLOTLY, _figure_html())}
+               "drawn-figure.html": ("An interactive figure drawn", PLOTLY, _figure_html()),
+               "slider-figure.html": ("A slider figure with its keys", PLOTLY, _slider_html(True)),
+               "slider-without-keys.html": ("A slider figure without keys", PLOTLY, _slider_html(False))}
     for name, (title, head, body) in written.items():
         (site / name).write_text(PAGE.format(title=title, head=head, body=body), encoding="utf-8")
     shots = tmp_path_factory.mktemp("screenshots")
@@ -368,6 +389,13 @@ def test_a_tagged_cell_that_was_not_executed_is_left_alone_and_one_without_a_fig
                          tags=[booksite.TWIN_TAG])
     with pytest.raises(ValueError, match="must show one figure"):
         booksite.pair_interactive_twins(nodes.section("", empty_output, _widget()))
+
+
+def test_a_slider_the_keyboard_cannot_step_is_named_and_one_it_can_passes(checked):
+    by_page, _, _ = checked
+    assert [f.detail for f in by_page["slider-without-keys.html"]] == [
+        "interactive figure slider has a slider and no buttons (#<id>-keys) that step it from the keyboard"]
+    assert not by_page["slider-figure.html"]
 
 
 def test_a_page_that_sends_the_browser_on_is_judged_where_it_lands(checked):

@@ -1,9 +1,9 @@
 """vitbias: the code behind the book on the inductive bias of Vision Transformers.
 
 One module per idea, in five layers listed from the bottom up. A module
-imports only from its own layer and the layers below it (``make lint``
-checks it against this map, ``tools/layers.py``), so the mathematics never
-depends on training, nor training on the book.
+imports only from its own layer and the layers below it, and no modules
+import each other in a cycle (``make lint`` checks both against this map,
+``tools/layers.py``), so that training never depends on the book.
 
 1. Geometry and data
 

@@ -294,7 +294,7 @@ def glue_compared(name: str, first, second, *, more: str, less: str, same: str, 
     return outcome
 
 
-def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unresolved: str,
+def glue_equivalent(name: str, first, second, margin: float, *, contrast: float, equal: str, unresolved: str,
                     paired: bool = False) -> bool:
     """Glue the words for an equality a theorem guarantees, chosen by an equivalence test; returns it.
 
@@ -302,12 +302,24 @@ def glue_equivalent(name: str, first, second, margin: float, *, equal: str, unre
     ``margin`` (:func:`vitbias.scaling.equivalent`, two one-sided Welch tests
     at 5 %, or paired t tests with ``paired``, when the samples share their
     seeds), else ``unresolved``: too few seeds to show it. Never a verdict of
-    difference.
-    """
-    from .scaling import equivalent
+    difference. Both texts may hold ``{shown}``, the smallest margin these
+    samples show (:func:`vitbias.scaling.smallest_equivalence_margin`).
 
+    ``margin`` is set by the science, not by the drift band: it must be at most
+    half of ``contrast``, the effect the page sets the equality against (an
+    equality "within" more than half that effect could not tell the two
+    apart), else ``ValueError``.
+    """
+    from .scaling import equivalent, smallest_equivalence_margin
+
+    if not (contrast > 0 and np.isfinite(contrast)):
+        raise ValueError(f"{name}: the contrasted effect must be positive and finite, got {contrast!r}")
+    if margin > contrast / 2:
+        raise ValueError(f"{name}: an equivalence margin of {margin:.3g} is wider than half the effect it is "
+                         f"contrasted with ({contrast:.3g}): it could not tell the two apart")
     shown = equivalent(first, second, margin, paired=paired)
-    glue_verdict(name, equal if shown else unresolved)
+    fields = {"shown": smallest_equivalence_margin(first, second, paired=paired)}
+    glue_verdict(name, (equal if shown else unresolved).format(**fields))
     return shown
 
 

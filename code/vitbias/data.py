@@ -139,27 +139,72 @@ TEXTURE_NAMES = tuple(TEXTURES)
 TEXTURE_DEPTH = 0.55  # textured pixels are this much darker than the object colour
 
 
-# Where an object's centre may stand, as a share of the horizontal range that keeps it inside the
-# image: the left or the right half of that range (the two are mirror images of each other).
-REGIONS = {"left": (0.0, 0.5), "right": (0.5, 1.0)}
+# Where an object may stand, as shares of the image's width: the whole object (its outline, turned
+# by any allowed rotation) lies inside the band, so an object in the left band never reaches the
+# last quarter of the columns and one in the right band never the first. On the testbed's 4 x 4
+# grid of 8-px patches that is a whole column of patches that the one band never shows an object.
+# The two bands are mirror images of each other.
+REGIONS = {"left": (0.0, 0.75), "right": (0.25, 1.0)}
 
 
-def object_centres(half: np.ndarray, size: int, rng: np.random.Generator, region: str | None = None) -> np.ndarray:
+def reach(half: np.ndarray, max_rotation: float) -> np.ndarray:
+    """How far ``(N,)`` an object of half-size ``half`` can reach from its centre along x, turned by
+    at most ``max_rotation`` degrees: ``half (cos a + sin a)``, the half-width of a turned square
+    (every outline lies in the square ``|u|, |v| <= 1``)."""
+    a = np.deg2rad(min(abs(float(max_rotation)), 45.0))
+    return np.asarray(half, dtype=float) * (np.cos(a) + np.sin(a))
+
+
+def object_centres(half: np.ndarray, size: int, rng: np.random.Generator, region: str | None = None,
+                   max_rotation: float = 10.0) -> np.ndarray:
     """Centres ``(N, 2)`` (x, y in pixels) of objects of half-sizes ``half`` ``(N,)``, inside the image.
 
     Each coordinate is uniform on ``[half, size - half]``; with ``region`` (a
-    key of :data:`REGIONS`) the x coordinate is uniform on that share of the
-    range instead, drawn from the same random numbers.
+    key of :data:`REGIONS`) the x coordinate is instead uniform on the range
+    that keeps the whole object, turned by up to ``max_rotation`` degrees
+    (:func:`reach`), inside the region's band, drawn from the same random
+    numbers.
     """
     if region is not None and region not in REGIONS:
         raise ValueError(f"region must be None or one of {tuple(REGIONS)}, got {region!r}")
     centre = rng.uniform(half[:, None], size - half[:, None], (len(half), 2))
     if region is not None:
-        low, high = REGIONS[region]
-        span = size - 2 * half
-        where = (centre[:, 0] - half) / span  # uniform on [0, 1]
-        centre[:, 0] = half + span * (low + (high - low) * where)
+        low, high = (share * size for share in REGIONS[region])
+        r = reach(half, max_rotation)
+        if np.any(high - low < 2 * r):
+            raise ValueError(f"an object reaching {r.max():.1f} px from its centre does not fit in the "
+                             f"{region} band, {high - low:.0f} px wide")
+        where = (centre[:, 0] - half) / (size - 2 * half)  # uniform on [0, 1]
+        centre[:, 0] = low + r + (high - low - 2 * r) * where
     return centre
+
+
+def object_pose(n: int, rng: np.random.Generator, *, size: int = SIZE, scale=(6.0, 10.0),
+                max_rotation: float = 10.0, region: str | None = None):
+    """The first draws of :func:`render`: half-sizes ``(N,)``, centres ``(N, 2)`` and angles ``(N,)``
+    (radians)."""
+    half = rng.uniform(scale[0], scale[1], n)
+    centre = object_centres(half, size, rng, region, max_rotation)
+    angle = np.deg2rad(rng.uniform(-max_rotation, max_rotation, n))
+    return half, centre, angle
+
+
+def object_mask(outlines, half, centre, angle, *, size: int = SIZE,
+                names: tuple[str, ...] = SHAPE_CLASSES) -> np.ndarray:
+    """``(N, size, size)`` boolean: the pixels whose centres fall inside each image's outline."""
+    outlines = np.asarray(outlines)
+    pixel = np.arange(size) + 0.5
+    dx = pixel[None, None, :] - centre[:, 0, None, None]
+    dy = pixel[None, :, None] - centre[:, 1, None, None]
+    cos, sin = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
+    u = (cos * dx + sin * dy) / half[:, None, None]
+    v = (-sin * dx + cos * dy) / half[:, None, None]
+    mask = np.zeros((len(outlines), size, size), dtype=bool)
+    for index, name in enumerate(names):  # one vectorised test per class
+        chosen = outlines == index
+        if chosen.any():
+            mask[chosen] = OUTLINES[name](u[chosen], v[chosen])
+    return mask
 
 
 def render(outlines, textures, rng: np.random.Generator, *, size: int = SIZE,
@@ -187,10 +232,9 @@ def render(outlines, textures, rng: np.random.Generator, *, size: int = SIZE,
                          f"got size={size}, scale={scale}")
     n = len(outlines)
 
-    # Pose: the object stays inside the image.
-    half = rng.uniform(scale[0], scale[1], n)
-    centre = object_centres(half, size, rng, region)
-    angle = np.deg2rad(rng.uniform(-max_rotation, max_rotation, n))
+    # Pose: the object stays inside the image (and inside its band, with a region).
+    half, centre, angle = object_pose(n, rng, size=size, scale=scale, max_rotation=max_rotation,
+                                      region=region)
     phase = rng.integers(0, 12, n)
 
     # Colours: a dark object on a light background or the other way round.
@@ -205,19 +249,7 @@ def render(outlines, textures, rng: np.random.Generator, *, size: int = SIZE,
     blotches = _upsample(field, size)
     noise = rng.normal(0.0, 0.03, (n, 3, size, size))
 
-    # Object coordinates of every pixel centre, (N, size, size).
-    pixel = np.arange(size) + 0.5
-    dx = pixel[None, None, :] - centre[:, 0, None, None]
-    dy = pixel[None, :, None] - centre[:, 1, None, None]
-    cos, sin = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
-    u = (cos * dx + sin * dy) / half[:, None, None]
-    v = (-sin * dx + cos * dy) / half[:, None, None]
-
-    mask = np.zeros((n, size, size), dtype=bool)
-    for index, name in enumerate(names):  # one vectorised test per class
-        chosen = outlines == index
-        if chosen.any():
-            mask[chosen] = OUTLINES[name](u[chosen], v[chosen])
+    mask = object_mask(outlines, half, centre, angle, size=size, names=names)
 
     xs = np.arange(size)[None, None, :]
     ys = np.arange(size)[None, :, None]
@@ -262,8 +294,8 @@ def shapes(n: int, seed: int = 0, *, split: str = "train", texture: str = "rando
     texture ``i``. ``classes="other"`` uses ten different outlines (for
     pretraining on other labels). ``split`` selects an independent stream of
     the same seed, so train and test sets never share an image. ``region``
-    (``"left"`` or ``"right"``) keeps every object's centre in that half of
-    its horizontal range; everything else is drawn as without it.
+    (``"left"`` or ``"right"``) keeps every object wholly inside that band of
+    the image's columns (:data:`REGIONS`); everything else is drawn as without it.
 
     Images are made in blocks of :data:`BLOCK`: the first ``m`` images of a
     set of size ``n`` are the set of size ``m``. The largest set made so far

@@ -4,7 +4,7 @@ The reader's model enters through one function that returns an
 ``nn.Module`` (images ``(B, 3, S, S)`` in, class scores ``(B, classes)``
 out). :func:`enter` draws its initial weights after the seed, checks the
 limits (at most :data:`MAX_PARAMETERS` parameters, at most
-:data:`MAX_IMAGES` training images of the testbed), trains it with the
+:data:`vitbias.plan.MAX_IMAGES` training images of the testbed), trains it with the
 recipe and step budget every model of the book gets on that many images
 (:func:`vitbias.runs.experiment`), and scores it on the budget's test set,
 the one every model of the book is scored on.
@@ -36,24 +36,11 @@ from torch import nn
 from . import data as _data
 from . import runs as _runs
 from .models import parameter_count
+from .plan import MAX_IMAGES, challenge_size, prior_routes
 from .profile import device_name
 from .train import TrainConfig, evaluate, train
 
 MAX_PARAMETERS = 600_000
-MAX_IMAGES = 5_000
-
-
-def challenge_size(budget) -> int:
-    """The challenge's training-set size: the larger of the priors chapter's route sizes
-    (``budget.route_sizes``), so that an entry stands beside the routes trained on as many images.
-
-    In the ``full`` profile that is 5,000 CIFAR-10 images, the source's; it may
-    not exceed :data:`MAX_IMAGES`.
-    """
-    n = budget.route_sizes[-1]
-    if n > MAX_IMAGES:
-        raise ValueError(f"the challenge trains on at most {MAX_IMAGES:,} images; the budget's route size is {n:,}")
-    return n
 
 
 def check_model(model, image_size: int, classes: int) -> int:
@@ -126,8 +113,6 @@ def book_run(model: nn.Module, budget, train_size: int, seed: int, folder=None):
     challenge reads that run from the cache (:func:`vitbias.runs.run`, in
     ``folder``, default the run cache), training it there if it is missing.
     """
-    from .plan import prior_routes
-
     state = model.state_dict()
     candidates = [None] + [route for route, augment in prior_routes(budget).values()
                            if augment is None and route is not None and not route.get("distill")]
@@ -146,7 +131,7 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
     """Train and score the model that ``make_model()`` returns, under the challenge's limits.
 
     ``train_size``: one of the budget's training sizes, at most
-    :data:`MAX_IMAGES` (default: :func:`challenge_size`). The images, the
+    :data:`vitbias.plan.MAX_IMAGES` (default: :func:`vitbias.plan.challenge_size`). The images, the
     recipe and the step budget are those of
     ``runs.experiment(budget, "vit", train_size, seed, fit=True)``, the plain
     ViT's run of that size and seed under the rule by which it fits its
@@ -196,10 +181,3 @@ def enter(make_model: Callable[[], nn.Module], budget, train_size: int | None = 
         (stored / "entry.json").write_text(json.dumps(
             {"accuracy": entry.accuracy, "train_accuracy": entry.train_accuracy, "seconds": entry.seconds}))
     return entry
-
-
-def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
-    """The priors chapter's routes back to the prior (:func:`vitbias.plan.prior_routes`)."""
-    from .plan import prior_routes as routes
-
-    return routes(budget)

@@ -89,16 +89,18 @@ def crossover_groups(budget) -> dict[str, dict]:
     """The crossover chapter's runs as groups that differ only by seed, by kind of number:
     ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe),
     ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
-    read there alone moves by) and ``"train"`` (training accuracy of either). The half-step run and
-    the pretraining run are single runs and stay out."""
+    read there alone moves by) and ``"train"`` (training accuracy of either). The ViT's runs on the
+    largest set with half their steps are one more group of ``"vit"`` and ``"train"``. The
+    pretraining run is a single run and stays out."""
     from .plan import crossover
 
     groups: dict[tuple, list] = {}
     for key, config in crossover(budget).items():
-        if not isinstance(key, tuple) or key[1] == "half steps":
+        if not isinstance(key, tuple):
             continue
-        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe")
-        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe")
+        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe");
+        # ("vit", "half steps", seed) -> ("vit", "half steps")
+        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe") if len(key) == 2 else key[:2]
         groups.setdefault(name, []).append(config)
     kinds = {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
              for kind in ("cnn", "vit", "train")}
@@ -111,7 +113,7 @@ def symmetry_groups(budget) -> dict[str, dict]:
     """The symmetry chapter's runs by kind of number: each trained model (its name in
     :data:`vitbias.plan.SYMMETRY_MODELS`), one group of its seeds; the number is its test accuracy on
     images like its training set's (objects in the same half). The chapter's other accuracies of the
-    same models (the other half, shifted images) take the same sd, and ``glue_trained`` refuses a
+    same models (the other side, shifted images) take the same sd, and ``glue_trained`` refuses a
     build whose seeds spread wider there than the measurement allows."""
     from .plan import symmetry
 
@@ -124,9 +126,10 @@ def symmetry_groups(budget) -> dict[str, dict]:
 def priors_groups(budget) -> dict[str, dict]:
     """The priors chapter's own runs by kind of number: ``"routes"``, the test accuracy of every route
     of :func:`vitbias.plan.prior_routes` at every route size (one kind, so that its sd is the largest
-    over many groups, not one group's three seeds); ``"finer grid"``, either model's on the locality
-    grid; ``"train"``, the training accuracy of every model of the testbed's grid. The plain CNN and ViT
-    are the crossover chapter's runs, measured there."""
+    over many groups, not one group's three seeds); ``"finer grid"``, the plain ViT's on the locality
+    grid, and ``"hard locality"``, the hard-locality route's there; ``"train"``, the training accuracy
+    of every model of the testbed's grid. The plain CNN and ViT are the crossover chapter's runs,
+    measured there."""
     from .plan import LOCAL_ROUTE_NAME, prior_routes, priors
 
     routes = set(prior_routes(budget))
@@ -134,7 +137,8 @@ def priors_groups(budget) -> dict[str, dict]:
     for (name, n, _seed, shuffled), config in priors(budget).items():
         group = (name, n, shuffled)
         if name in ("ViT, finer grid", LOCAL_ROUTE_NAME):
-            kinds.setdefault("finer grid", {}).setdefault(group, []).append(config)
+            kind = "finer grid" if name == "ViT, finer grid" else "hard locality"
+            kinds.setdefault(kind, {}).setdefault(group, []).append(config)
             continue
         if name in routes:
             kinds.setdefault("routes", {}).setdefault(group, []).append(config)
@@ -165,18 +169,26 @@ CHAPTER_GROUPS = {"crossover": crossover_groups, "symmetry": symmetry_groups, "p
 METRIC = {"train": "train_accuracy"}  # any other kind is a test accuracy
 
 
-def measure(chapter: str, budget, folders) -> dict[str, dict]:
-    """Per kind of ``chapter``'s groups (:data:`CHAPTER_GROUPS`): the rounded sd, the raw one, the group
-    it comes from and how many runs it pooled (``folders``: the build's run cache first, then any other
-    kernel set's)."""
+def measure(chapter: str, budget, folders, kinds=None) -> dict[str, dict]:
+    """Per kind of ``chapter``'s groups (:data:`CHAPTER_GROUPS`; only ``kinds`` when given): the rounded
+    sd, the raw one, the group it comes from, how many runs it pooled and from how many kernel sets
+    (``folders``: the build's run cache first, then any other kernel set's)."""
     if chapter not in CHAPTER_GROUPS:
         raise ValueError(f"no noise measurement for {chapter!r}: expected one of {tuple(CHAPTER_GROUPS)}")
+    everything = CHAPTER_GROUPS[chapter](budget)
+    unknown = sorted(set(kinds or ()) - set(everything))
+    if unknown:
+        raise ValueError(f"{chapter!r} has no kinds {unknown}: expected among {tuple(everything)}")
     measured = {}
-    for kind, groups in CHAPTER_GROUPS[chapter](budget).items():
+    for kind, groups in everything.items():
+        if kinds is not None and kind not in kinds:
+            continue
         values = group_values(groups, folders, METRIC.get(kind, "test_accuracy"))
         sd, where = largest_sd(values)
+        keys = [_runs.run_key(c) for configs in groups.values() for c in configs]
+        sets = sum(1 for folder in folders if any((Path(folder) / key).is_dir() for key in keys))
         measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": " / ".join(map(str, where)),
-                          "runs": sum(len(v) for v in values.values())}
+                          "runs": sum(len(v) for v in values.values()), "kernel_sets": sets}
     return measured
 
 

@@ -8,24 +8,28 @@ MEASURED = {
             "kernel_sets": 2,
             "kinds": {
                 "cnn": {
+                    "kernel_sets": 2,
                     "largest_in": "cnn / 125 / plain",
                     "measured": 0.06517,
                     "runs": 99,
                     "sd": 0.07
                 },
                 "train": {
+                    "kernel_sets": 2,
                     "largest_in": "vit / recipe",
                     "measured": 0.065483,
                     "runs": 144,
                     "sd": 0.07
                 },
                 "vit": {
+                    "kernel_sets": 2,
                     "largest_in": "vit / 800 / plain",
                     "measured": 0.092799,
                     "runs": 45,
                     "sd": 0.095
                 },
                 "vit, largest set": {
+                    "kernel_sets": 2,
                     "largest_in": "vit / 2000 / plain",
                     "measured": 0.01442,
                     "runs": 6,
@@ -37,18 +41,28 @@ MEASURED = {
             "kernel_sets": 2,
             "kinds": {
                 "finer grid": {
+                    "kernel_sets": 2,
                     "largest_in": "local (radius 1) / 800 / 1.0",
                     "measured": 0.047221,
                     "runs": 36,
                     "sd": 0.05
                 },
+                "hard locality": {
+                    "kernel_sets": 2,
+                    "largest_in": "local (radius 1) / 300 / 0.0",
+                    "measured": 0.046244,
+                    "runs": 18,
+                    "sd": 0.05
+                },
                 "routes": {
+                    "kernel_sets": 2,
                     "largest_in": "relative bias / 800 / 0.0",
                     "measured": 0.064538,
                     "runs": 60,
                     "sd": 0.065
                 },
                 "train": {
+                    "kernel_sets": 2,
                     "largest_in": "crop and flip / 300 / 0.0",
                     "measured": 0.06921,
                     "runs": 84,
@@ -83,22 +97,25 @@ MEASURED = {
             "kernel_sets": 2,
             "kinds": {
                 "CNN": {
+                    "kernel_sets": 2,
                     "largest_in": "CNN",
-                    "measured": 0.000316,
+                    "measured": 0.001463,
                     "runs": 6,
                     "sd": 0.005
                 },
                 "ViT": {
+                    "kernel_sets": 2,
                     "largest_in": "ViT",
-                    "measured": 0.02541,
+                    "measured": 0.029682,
                     "runs": 6,
                     "sd": 0.03
                 },
                 "ViT, relative bias": {
+                    "kernel_sets": 2,
                     "largest_in": "ViT, relative bias",
-                    "measured": 0.02211,
+                    "measured": 0.04037,
                     "runs": 6,
-                    "sd": 0.025
+                    "sd": 0.045
                 }
             }
         }

@@ -140,7 +140,8 @@ def crossover(budget) -> dict:
       at the two sizes of :func:`world_check_sizes`;
     - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
     - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
-    - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, first seed;
+    - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, every seed
+      (paired with its full run: the gain of the doubling is measured seed by seed);
     - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
     """
     sizes, seeds = budget.train_sizes, budget.seeds
@@ -157,9 +158,10 @@ def crossover(budget) -> dict:
                for m in MODELS for w in CONTROL_WORLDS for s in seeds}
     switched = not budget.train["augment"]
     wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in MODELS for s in seeds}
-    largest = wanted["vit", sizes[-1], seeds[0], "plain"]
-    if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
-        wanted["vit", "half steps", seeds[0]] = halved(largest)
+    for s in seeds:
+        largest = wanted["vit", sizes[-1], s, "plain"]
+        if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
+            wanted["vit", "half steps", s] = halved(largest)
     if "data" in budget.pretrain:
         wanted["pretraining"] = runs.pretraining(budget)
     return wanted
@@ -296,27 +298,45 @@ SYMMETRY_MODELS = {"CNN": ("cnn", None), "ViT": ("vit", None),
 
 
 def symmetry(budget) -> dict:
-    """``(name, seed)`` for every model of :data:`SYMMETRY_MODELS`, trained at the largest size on
-    images whose objects stand in the left half (``region="left"``), test images likewise, each
-    under the step rule under which its model fits its training set (``fit=True``).
+    """``(name, seed)`` for every model of :data:`SYMMETRY_MODELS`, trained at the largest route size
+    (where the plain ViT is off its floor, at a fraction of the largest set's cost) on images
+    whose objects stand in the left band (``region="left"``, :data:`vitbias.data.REGIONS`), test
+    images likewise, each under the step rule under which its model fits its training set
+    (``fit=True``).
 
     Only generated images can place their objects, so a budget on photographs
     (``full``) trains these on the generated world, with its own models and recipe.
     """
     if budget.dataset["name"] != "shapes":
         budget = replace(budget, dataset=dict(profile.SHAPES))
-    n = budget.train_sizes[-1]
+    n = budget.route_sizes[-1]
     return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left", fit=True)
             for name, (model, route) in SYMMETRY_MODELS.items() for s in budget.seeds}
 
 
+# The lab's challenge trains on at most this many images (the source's 5,000 CIFAR-10 images).
+MAX_IMAGES = 5_000
+
+
+def challenge_size(budget) -> int:
+    """The lab's challenge's training-set size: the larger of the priors chapter's route sizes
+    (``budget.route_sizes``), so that an entry stands beside the routes trained on as many images.
+
+    In the ``full`` profile that is 5,000 CIFAR-10 images, the source's; it may
+    not exceed :data:`MAX_IMAGES`.
+    """
+    n = budget.route_sizes[-1]
+    if n > MAX_IMAGES:
+        raise ValueError(f"the challenge trains on at most {MAX_IMAGES:,} images; the budget's route size is {n:,}")
+    return n
+
+
 def lab(budget) -> dict:
     """The lab's runs: the curves ``(model, n, seed)`` and the recipe switched ``(model, "recipe", seed)``
-    (the crossover chapter's), and the board at the challenge's size ``(name, seed)``: the routes, the
-    plain ViT and the CNN (the priors chapter's); every model fitting its training set, an entry too;
-    all of them other chapters' runs."""
-    from .lab import challenge_size
-
+    (the crossover chapter's), the board at the challenge's size ``(name, seed)``: the routes, the
+    plain ViT and the CNN (the priors chapter's), and ``("finer grid", seed)``, the locality chapter's
+    ViT on its finer grid; every model fitting its training set, an entry too; all of them other
+    chapters' runs."""
     sizes, seeds = budget.train_sizes, budget.seeds
     wanted = {(m, n, s): runs.experiment(budget, m, n, s, fit=True) for m in MODELS for n in sizes for s in seeds}
     switched = not budget.train["augment"]
@@ -328,6 +348,8 @@ def lab(budget) -> dict:
     # the board's plain models (lab.enter trains an entry as the plain ViT's run)
     wanted |= {(name, s): runs.experiment(budget, m, n, s, fit=True)
                for name, m in (("plain ViT", "vit"), ("CNN", "cnn")) for s in seeds}
+    # section 8: the locality chapter's ViT on its finer grid, the larger set, the first seed
+    wanted["finer grid", seeds[0]] = on_locality_grid(budget, locality_sizes(budget)[-1], seeds[0])
     return wanted
 
 

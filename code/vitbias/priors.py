@@ -5,9 +5,12 @@
 model specification):
 
 - ``local_radius=r`` -- *hard locality*: in every block a patch attends only
-  to the patches of its ``(2r + 1)^2`` window and to the prefix tokens
+  to the patches of its ``(2r + 1)^2`` window
   (:func:`vitbias.masks.grid_local_mask`; the sliding version of the windows of
-  Swin and ViTDet).
+  Swin and ViTDet), and to no token that could relay the rest of the image: a
+  model that pools the patches' mean drops its unread [CLS] token, and a model
+  that reads [CLS] lets [CLS] see every patch but no patch see [CLS]
+  (:func:`without_relay`).
 - ``relative_bias=True`` -- *relative positions*: each head of each block adds
   a learned score that depends only on the offset between two patches, taken
   on the torus (``(r' - r) mod H_p, (c' - c) mod W_p``), and the absolute
@@ -125,6 +128,14 @@ class ConvStem(nn.Module):
         return grid_to_tokens(self.proj(x))
 
 
+def without_relay(mask: np.ndarray, n_prefix: int) -> np.ndarray:
+    """``mask`` ``(N, N)`` with the patch queries barred from the prefix keys: a prefix token sees every
+    patch, so a patch reading it would see, one block later, beyond its window."""
+    mask = np.array(mask, dtype=bool)
+    mask[n_prefix:, :n_prefix] = False
+    return mask
+
+
 class RouteViT(ViT):
     """:class:`vitbias.vit.ViT` with the routes named in the module docstring switched on."""
 
@@ -139,7 +150,11 @@ class RouteViT(ViT):
                 raise ValueError(f"{name} must be True or False, got {value!r}")
         if distill and config.reg_tokens:
             raise ValueError("the distillation token takes the register slot: reg_tokens must be 0")
-        config = config.replace(pos_embed=config.pos_embed and not relative_bias, reg_tokens=int(distill))
+        # Hard locality must leave no token that carries the image around the window: with the mean of
+        # the patches pooled, [CLS] is read by nothing and is dropped; with [CLS] read, the patches may
+        # not read it (it gathers the image from every patch, so reading it would undo the mask).
+        config = config.replace(pos_embed=config.pos_embed and not relative_bias, reg_tokens=int(distill),
+                                class_token=config.class_token and (local_radius is None or config.pool == "cls"))
         super().__init__(config)
         c, grid = self.config, (self.config.grid_size, self.config.grid_size)
         self.routes = {"local_radius": local_radius, "relative_bias": relative_bias, "gated": gated,
@@ -149,7 +164,7 @@ class RouteViT(ViT):
         for block in self.blocks[:gated]:
             block.attn = GatedAttention(c.embed_dim, c.num_heads, grid, c.num_prefix_tokens)
         mask = None if local_radius is None else torch.as_tensor(
-            grid_local_mask(*grid, local_radius, c.num_prefix_tokens))
+            without_relay(grid_local_mask(*grid, local_radius, c.num_prefix_tokens), c.num_prefix_tokens))
         self.register_buffer("local_mask", mask, persistent=False)
         if relative_bias:
             self.relative_table = nn.Parameter(torch.zeros(c.depth, c.num_heads, *grid))

@@ -258,10 +258,21 @@ def equivalent(first, second, margin: float, alpha: float = 0.05, *, paired: boo
     ``paired`` (value ``i`` of each from the same seed) they are one-sample t
     tests of the differences ``first_i - second_i``, ``n - 1`` degrees of freedom.
     """
-    from scipy import stats
-
     if not (margin > 0 and math.isfinite(margin)):
         raise ValueError(f"margin must be positive and finite, got {margin}")
+    return bool(smallest_equivalence_margin(first, second, alpha, paired=paired) < margin)
+
+
+def smallest_equivalence_margin(first, second, alpha: float = 0.05, *, paired: bool = False) -> float:
+    """The margin beyond which :func:`equivalent` shows these samples to agree: ``|difference| +
+    t_{1 - alpha, df} se``, the far end of the ``1 - 2 alpha`` interval of the difference of means.
+
+    Any margin larger than this is shown; none smaller. With few seeds it is
+    what the seeds can say about an equality: "they agree within this, and
+    these seeds cannot show a tighter agreement".
+    """
+    from scipy import stats
+
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must lie in (0, 0.5), got {alpha}")
     if paired:
@@ -271,7 +282,7 @@ def equivalent(first, second, margin: float, alpha: float = 0.05, *, paired: boo
         first, second = _samples(first, second)
         difference, se, df = _welch(first, second)
     half_width = 0.0 if se == 0 else float(stats.t.ppf(1 - alpha, df)) * se
-    return bool(abs(difference) + half_width < margin)
+    return float(abs(difference) + half_width)
 
 
 def _pairs(first, second) -> np.ndarray:

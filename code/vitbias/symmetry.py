@@ -486,7 +486,7 @@ def feature_strides(features, image_size=64, channels=3):
 
 
 # ---------------------------------------------------------------------------
-# Trained models: what they do under shifts and in the other half of the image.
+# Trained models: what they do under shifts and on the other side of the image.
 # ---------------------------------------------------------------------------
 
 def shifted_images(images, shift):

@@ -84,6 +84,50 @@ HOVER_BOXES = """  function boxes(div, meta) {
 """
 
 
+# For a figure with a slider: the buttons after it (:func:`_step_keys`) move the slider one step
+# either way, and say which step it is on, so that a reader with a keyboard or a screen reader can
+# step through it: the slider plotly.js draws takes no keyboard focus.
+STEP_KEYS = """  function keys(div, spec) {
+    var group = document.getElementById(div.id + "-keys");
+    var slider = spec.layout.sliders && spec.layout.sliders[0];
+    if (!group || !slider) return;
+    var say = group.querySelector("[aria-live]");
+    var prefix = (slider.currentvalue && slider.currentvalue.prefix) || "";
+    function go(i) {
+      var steps = div.layout.sliders[0].steps;
+      i = Math.max(0, Math.min(steps.length - 1, i));
+      Plotly.animate(div, steps[i].args[0], {frame: {duration: 0, redraw: true},
+                                             transition: {duration: 0}, mode: "immediate"});
+      Plotly.relayout(div, {"sliders[0].active": i});
+      say.textContent = prefix + steps[i].label;
+    }
+    group.querySelectorAll("button").forEach(function (button) {
+      button.disabled = false;
+      button.addEventListener("click", function () {
+        go((div.layout.sliders[0].active || 0) + Number(button.dataset.step));
+      });
+    });
+  }
+"""
+
+
+def _slider_steps(spec: dict) -> int:
+    """How many steps the figure's first slider has (0 without one)."""
+    sliders = spec.get("layout", {}).get("sliders") or []
+    return len(sliders[0].get("steps", [])) if sliders else 0
+
+
+def _step_keys(name: str, steps: int) -> str:
+    """The keyboard's way through a slider of ``steps`` steps: two buttons and a line a screen reader reads
+    out (enabled once the figure is drawn)."""
+    if not steps:
+        return ""
+    return (f'<div class="{MARKER}-keys" id="{name}-keys" role="group" aria-label="Step through the figure">'
+            f'<button type="button" data-step="-1" disabled>Previous step</button> '
+            f'<button type="button" data-step="1" disabled>Next step</button> '
+            f'<span class="{MARKER}-step" aria-live="polite"></span></div>\n')
+
+
 class Interactive:
     """A figure as a cell output: HTML that draws it, with a static image or a sentence for elsewhere.
 
@@ -107,16 +151,22 @@ class Interactive:
                 "frames": spec.get("frames", []), "config": CONFIG}
         payload = json.dumps(spec, cls=_Encoder, sort_keys=True, separators=(",", ":"))
         payload = payload.replace("</", "<\\/")   # never closes the <script> early
-        return (f'<div class="{MARKER}" id="{self.name}"><p class="{MARKER}-fallback"><em>{self.fallback}</em></p>'
-                f"</div>\n<script>(function () {{\n"
+        steps = _slider_steps(spec)
+        counted = f' data-steps="{steps}"' if steps else ""
+        return (f'<div class="{MARKER}" id="{self.name}"{counted}>'
+                f'<p class="{MARKER}-fallback"><em>{self.fallback}</em></p>'
+                f"</div>\n{_step_keys(self.name, steps)}<script>(function () {{\n"
                 f"  var spec = {payload};\n"
                 f"  function draw() {{\n"
                 f'    var div = document.getElementById("{self.name}");\n'
                 f"    if (!div || !window.Plotly || div.dataset.drawn) return;\n"
                 f'    div.dataset.drawn = "1"; div.innerHTML = "";\n'
-                f"    Plotly.newPlot(div, spec).then(function () {{ boxes(div, spec.layout.meta); }});\n"
+                f"    Plotly.newPlot(div, spec).then(function () {{\n"
+                f"      boxes(div, spec.layout.meta); keys(div, spec);\n"
+                f"    }});\n"
                 f"  }}\n"
                 f"{HOVER_BOXES}"
+                f"{STEP_KEYS if steps else '  function keys() {}' + chr(10)}"
                 f'  if (window.Plotly) draw(); else window.addEventListener("load", draw);\n'
                 f"}})();</script>")
 

@@ -33,7 +33,7 @@ def trained_shift_accuracy(shifts, accuracy: dict, other_half: dict, patch: int)
     (dots: seeds). Right: accuracy on the half the objects stood in during training and on the other.
 
     ``accuracy``: model -> ``(seeds, len(shifts))``; ``other_half``: model -> ``(seeds, 2)``, the
-    columns its own half and the other half.
+    columns its own side of the image and the other side.
     """
     fig, (left, right) = canvas(1, 2, figsize=(9.5, 3.8), gridspec_kw={"width_ratios": [1.6, 1]})
     colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
@@ -56,7 +56,7 @@ def trained_shift_accuracy(shifts, accuracy: dict, other_half: dict, patch: int)
         right.bar(place, values.mean(axis=0), width, color=colour, alpha=0.6, label=name)
         for row in values:
             right.plot(place, row, ".", color="0.2", markersize=3)
-    right.set_xticks([0, 1], ["its own half", "the other half"])
+    right.set_xticks([0, 1], ["its own side", "the other side"])
     right.set_ylabel("test accuracy")
     right.set_ylim(0, 1)
     return finish(fig)

@@ -115,14 +115,21 @@ def test_a_profile_without_its_own_measurement_takes_the_quick_ones_and_says_so(
     assert any("using the quick profile's" in str(w.message) for w in caught)
 
 
-def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tmp_path, monkeypatch):
-    from tools import booktools
-
+@pytest.fixture
+def one_planted_cache(tmp_path, monkeypatch):
+    """The build's run cache with one CNN group planted at 0.60, 0.65, 0.70 (sd 0.05): where a measurement
+    may be written."""
     budget = profile.budget("quick")
     group = ("cnn", budget.train_sizes[0], "plain")
     _fake_cache(tmp_path / "own", budget, (group, [0.60, 0.65, 0.70]))
     monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
-    module = tmp_path / "noise_measured.py"
+    return budget, tmp_path / "noise_measured.py"
+
+
+def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tmp_path, one_planted_cache):
+    from tools import booktools
+
+    _, module = one_planted_cache
     record = booktools.write_noise("quick", [], module=module, chapters=["crossover"])["crossover"]
     namespace = {}
     exec(module.read_text(), namespace)
@@ -134,14 +141,10 @@ def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tm
         booktools.write_noise("quick", [tmp_path / "absent"], module=module, chapters=["crossover"])
 
 
-def test_one_kind_is_measured_again_and_the_chapters_other_kinds_are_kept_as_they_were(tmp_path, monkeypatch):
+def test_one_kind_is_measured_again_and_the_chapters_other_kinds_are_kept_as_they_were(tmp_path, one_planted_cache):
     from tools import booktools
 
-    budget = profile.budget("quick")
-    group = ("cnn", budget.train_sizes[0], "plain")
-    _fake_cache(tmp_path / "own", budget, (group, [0.60, 0.65, 0.70]))
-    monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
-    module = tmp_path / "noise_measured.py"
+    budget, module = one_planted_cache
     before = noise.measured_table()["quick"]["crossover"]
     record = booktools.write_noise("quick", [], module=module, chapters=["crossover"], kinds=["cnn"])["crossover"]
     assert record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05) and record["kinds"]["cnn"]["kernel_sets"] == 1

@@ -171,3 +171,46 @@ def pytest_sessionfinish(session):
     if is_controller(session.config) and DRIFT_PARTS.is_dir():
         write_drift_report(merged_drift_parts())
         shutil.rmtree(DRIFT_PARTS, ignore_errors=True)
+
+
+# nbval's kernels talk to pytest over TCP ports that jupyter_client picks as free and the kernel binds
+# a moment later; with one pytest worker per core starting kernels side by side, a port picked by
+# two workers makes one kernel die before it answers ("Kernel died before replying to kernel_info"),
+# and with it every cell of its notebook. So each kernel gets IPC sockets in a folder of its own
+# (no port to share), its stderr goes to a file instead of /dev/null, and a kernel that dies while
+# starting is started again, at most KERNEL_STARTS times; the last failure says what the kernel printed.
+KERNEL_STARTS = 3
+
+
+def start_kernel_on_own_sockets(startup_timeout=60, kernel_name="python", **kwargs):
+    """nbval's ``start_new_kernel`` over IPC sockets of the kernel's own; returns ``(manager, client)``."""
+    from jupyter_client.manager import KernelManager
+    from nbval.kernel import NbvalKernelspecManager
+
+    kwargs.pop("stderr", None)
+    failures = []
+    for _ in range(KERNEL_STARTS):
+        folder = Path(tempfile.mkdtemp(prefix="vitbias-kernel-"))
+        km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=NbvalKernelspecManager(),
+                           transport="ipc", ip=str(folder / "socket"))
+        log = folder / "stderr.txt"
+        with open(log, "w") as stderr:
+            km.start_kernel(stderr=stderr, **kwargs)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError as error:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            failures.append(f"{error}; the kernel printed:\n{log.read_text(errors='replace')[-2000:]}")
+            continue
+        return km, kc
+    raise RuntimeError(f"the notebook kernel died {KERNEL_STARTS} times while starting:\n" + "\n".join(failures))
+
+
+def pytest_sessionstart(session):
+    """nbval's kernels start on sockets of their own (see ``start_kernel_on_own_sockets``)."""
+    import nbval.kernel
+
+    nbval.kernel.start_new_kernel = start_kernel_on_own_sockets

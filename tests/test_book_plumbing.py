@@ -241,3 +241,26 @@ def test_clauses_join_into_one_capitalised_sentence():
         book.sentence()
     with pytest.raises(ValueError, match="clauses"):
         book.sentence("a", " ")
+
+
+def test_no_removed_cell_of_a_reference_notebook_shows_a_value_that_nbval_would_compare():
+    """A cell the reader never sees (``remove-cell``) that ends in a call, such as ``glue_compared``
+    or ``glue_equivalent``, shows the call's value; nbval would compare that text on the other
+    kernels, where a verdict the page never checks (``glue_verdict``) may come out the other way.
+    Such a cell ends in an assignment (``_ = glue_compared(...)``: a trailing ``;`` does not silence
+    it there, since nbval runs cells without storing them in IPython's history, which is where
+    IPython looks for the ``;``) or is tagged ``nbval-ignore-output``."""
+    import json
+    from pathlib import Path
+
+    from vitbias.profile import current_profile
+
+    folder = Path(__file__).resolve().parent / "reference" / current_profile() / "notebooks"
+    shown = []
+    for notebook in sorted(folder.glob("*.ipynb")):
+        for number, cell in enumerate(json.loads(notebook.read_text(encoding="utf-8"))["cells"]):
+            tags = cell.get("metadata", {}).get("tags", [])
+            if cell["cell_type"] == "code" and "remove-cell" in tags and "nbval-ignore-output" not in tags:
+                if any(out.get("output_type") == "execute_result" for out in cell.get("outputs", [])):
+                    shown.append(f"{notebook.stem}: cell {number}")
+    assert list(folder.glob("*.ipynb")) and shown == []

@@ -20,6 +20,54 @@ def test_the_attention_layer_with_heads_on_the_offsets_computes_the_convolution(
     torch.testing.assert_close(layer(X), geometry.circular_conv(X, kernel), rtol=0, atol=1e-5)
 
 
+def multi_head_construction(kernel, content: float = 0.0) -> cf.MultiHeadAttention:
+    """The multi-head layer set to the construction: each head's bias peaked on its offset, content
+    weights scaled by ``content`` (0: off)."""
+    layer = cf.MultiHeadAttention(*cf.CHANNELS, cf.KERNEL**2)
+    offsets, taps = geometry.kernel_offsets(cf.KERNEL, 2), kernel.reshape(kernel.shape[0], kernel.shape[1], -1)
+    with torch.no_grad():
+        layer.query.mul_(content)
+        layer.key.mul_(content)
+        layer.bias.zero_()
+        for j, (r, c) in enumerate(offsets):
+            layer.bias[j, (r % cf.GRID) * cf.GRID + c % cf.GRID] = 40.0
+        layer.values.copy_(taps.permute(2, 1, 0))
+    return layer
+
+
+def test_the_multi_head_layer_with_its_content_off_and_each_bias_peaked_on_an_offset_computes_the_convolution():
+    kernel = cf.target_kernel(3)
+    layer = multi_head_construction(kernel)
+    X, _ = cf.examples(4, kernel, seed=0, noise=0.0)
+    torch.testing.assert_close(layer(X), geometry.circular_conv(X, kernel), rtol=0, atol=1e-5)
+    centres, peaks = cf.head_peaks(layer)
+    np.testing.assert_array_equal(centres, geometry.kernel_offsets(cf.KERNEL, 2))
+    np.testing.assert_allclose(peaks, 1.0, atol=1e-6)
+    assert cf.content_share(layer, kernel, seed=0) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_content_moves_the_heads_of_a_layer_whose_content_weights_are_on():
+    kernel = cf.target_kernel(3)
+    layer = cf.MultiHeadAttention(*cf.CHANNELS, cf.KERNEL**2)   # biases near zero: content decides
+    assert cf.content_share(layer, kernel, seed=0) > 0.2
+    with torch.no_grad():
+        layer.query.zero_()
+    assert cf.content_share(layer, kernel, seed=0) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_noise_floor_is_the_share_of_the_targets_that_is_noise():
+    floor = cf.noise_floor(200, seed=1)
+    assert floor == pytest.approx(cf.NOISE**2 / (1 + cf.NOISE**2), rel=0.1)
+
+
+def test_a_fit_reports_its_error_on_its_own_training_set():
+    one = cf.fit("multi-head", 1, seed=0)
+    assert one.train_error < 0.05 < one.error          # one image: memorised, not learned
+    assert one.content is not None and one.centres.shape == (cf.KERNEL**2, 2)
+    many = cf.fit("convolution", 16, seed=0)
+    assert many.train_error == pytest.approx(cf.noise_floor(16, seed=0), abs=0.05)
+
+
 def test_the_targets_are_the_convolution_plus_noise_of_the_stated_size():
     kernel = cf.target_kernel()
     X, clean = cf.examples(200, kernel, seed=1, noise=0.0)

@@ -10,6 +10,7 @@ figure, and nowhere else.
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import os
 import re
@@ -208,6 +209,37 @@ def test_a_figure_with_a_slider_has_two_buttons_that_step_it_and_a_line_that_say
     assert keys is not None
     assert re.findall(r'<button type="button" data-step="(-?1)" disabled>', keys.group(0)) == ["-1", "1"]
     assert 'aria-live="polite"' in keys.group(0) and "function keys(div, spec)" in html
+
+
+@pytest.mark.parametrize("build", ALL.values(), ids=ALL.keys())
+def test_a_figure_with_a_slider_offers_a_table_with_one_row_per_step_saying_what_that_step_shows(build):
+    fig = build()
+    html = interactive.show(fig, "a-figure").html()
+    table = re.search(r'<details class="vitbias-plotly-table" id="a-figure-table">.*?</details>', html, re.S)
+    if not fig.layout.sliders:
+        assert table is None
+        return
+    rows = re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table.group(0))
+    steps = fig.layout.sliders[0].steps
+    assert [label for label, _ in rows] == [step.label for step in steps]
+    for (_, shown), step in zip(rows, steps):
+        title = frame(fig, step.args[0][0]).layout.title.text
+        assert shown == html_module.escape(title.replace("<br>", "; "))
+    assert '<th scope="col">what the figure shows</th>' in table.group(0)
+
+
+def test_the_table_of_the_layers_names_each_layer_and_what_the_convolutions_see():
+    rows = interactive.step_rows(interactive.receptive_field_growth(grid=14, kernel=3, layers=3).to_plotly_json())
+    assert rows == [("1", "layer 1: the convolutions see 9 of 196 patches, attention 196"),
+                    ("2", "layer 2: the convolutions see 25 of 196 patches, attention 196"),
+                    ("3", "layer 3: the convolutions see 49 of 196 patches, attention 196")]
+
+
+def test_a_slider_step_whose_frame_has_no_title_is_refused():
+    spec = interactive.receptive_field_growth(layers=2).to_plotly_json()
+    spec["frames"][1]["layout"] = {}
+    with pytest.raises(ValueError, match="no title"):
+        interactive.step_rows(spec)
 
 
 def test_the_output_carries_a_static_image_only_when_given_one():

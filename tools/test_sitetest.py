@@ -103,7 +103,8 @@ def _figure_html() -> str:
 
 def _slider_figure() -> go.Figure:
     """Three points moved by a slider of three steps (frames), as the book's slider figures are."""
-    frames = [go.Frame(name=f"f{i}", data=[go.Scatter(x=[0, 1, 2], y=[i, i + 1, i])]) for i in range(3)]
+    frames = [go.Frame(name=f"f{i}", data=[go.Scatter(x=[0, 1, 2], y=[i, i + 1, i])],
+                       layout={"title": {"text": f"the middle point at {i + 1}"}}) for i in range(3)]
     steps = [{"label": str(i), "method": "animate", "args": [[f"f{i}"], {"mode": "immediate"}]} for i in range(3)]
     return go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0]), frames=frames,
                      layout={"title": "Three points, moved", "sliders": [{"active": 0, "steps": steps,

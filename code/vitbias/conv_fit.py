@@ -5,7 +5,7 @@ kernel offset, each head aimed at its offset by the quadratic encoding. Here
 the same kind of layer has to find it by gradient descent. The task is a
 fixed random ``3 x 3`` circular convolution ``W*``; the data are ``N``
 random images ``X`` (standard normal pixels) and their targets
-``Y = conv(X, W*) + noise``. Two layers are fitted to them:
+``Y = conv(X, W*) + noise``. Three layers are fitted to them:
 
 - a ``3 x 3`` circular convolution (:class:`ConvLayer`), the hypothesis class
   that contains ``W*`` and nothing far from it;
@@ -14,10 +14,19 @@ random images ``X`` (standard normal pixels) and their targets
   offsets ``delta`` of the torus (the quadratic encoding with a learnable
   centre ``c_j`` and width ``alpha_j`` per head) and a value-output matrix
   ``W^(j)`` per head. It computes ``W*`` exactly when its heads sit on the
-  nine offsets with infinite ``alpha``, and nearly so for large ``alpha``.
+  nine offsets with infinite ``alpha``, and nearly so for large ``alpha``;
+- multi-head self-attention as a ViT has it (:class:`MultiHeadAttention`): each
+  head scores a key by the query's and the key's content,
+  ``q^T k / sqrt(d_k)``, plus a learned relative position term, one free
+  number per offset of the torus (a relative position bias), started near
+  zero, so that no head starts local. It holds the construction too (content
+  weights at zero, each head's table peaked at one offset), but it must find
+  both that the content does not matter and where to look.
 
-Both are trained the same way (Adam, full batch, :data:`STEPS` steps on a cosine schedule) from a
-random start, and scored by the relative error on fresh noise-free images.
+All are trained the same way (Adam, full batch, :data:`STEPS` steps on a cosine schedule) from a
+random start, and scored by the relative error on fresh noise-free images, and by the relative error on
+their own noisy training set (:func:`training_error`; the target's own, the noise floor, is
+:func:`noise_floor`).
 :func:`settled_offsets` matches each kernel offset to the nearest distinct
 head centre (an optimal assignment), to say whether the heads settled on the
 nine offsets.
@@ -42,6 +51,21 @@ STEPS = 600          # Adam steps of every fit
 LR = 0.05            # Adam's learning rate
 TEST_IMAGES = 64     # fresh images the error is measured on
 SETTLED = 0.25       # a head within this many pixels of an offset has settled on it
+HEAD_DIM = 4         # query and key width of each head of the multi-head layer
+BIAS_INIT_SD = 0.02  # the initial relative position biases: near zero, as a ViT's position table starts
+
+# One fit's sd of each number the chapter reports, (number, layer, size) with size 0 the sweep's
+# smallest (one image) and -1 its largest (64): the sd over its three seeds, measured on both sets of
+# PyTorch CPU kernels (which agreed to 1e-3 of every number) and rounded up. The positional layer's
+# error spreads most: one seed in three stops in a worse arrangement of its heads.
+ONE_FIT_SD = {
+    ("error", "convolution", 0): 0.01, ("error", "convolution", -1): 0.001,
+    ("error", "attention", 0): 0.15, ("error", "attention", -1): 0.015,
+    ("error", "multi-head", 0): 0.25, ("error", "multi-head", -1): 0.002,
+    ("train", "multi-head", 0): 0.005,
+    ("train", "convolution", -1): 0.015, ("train", "attention", -1): 0.015, ("train", "multi-head", -1): 0.015,
+    ("content", "multi-head", 0): 0.06, ("content", "multi-head", -1): 0.006,
+}
 
 
 def target_kernel(seed: int = 0) -> torch.Tensor:
@@ -108,22 +132,75 @@ class PositionalAttention(nn.Module):
         return out.transpose(1, 2).reshape(B, -1, H, W)
 
 
+class MultiHeadAttention(nn.Module):
+    """Multi-head self-attention with content scores and a learned relative position bias:
+    ``(B, C_in, H, W) -> (B, C_out, H, W)``.
+
+    Head ``j`` scores key ``k`` for query ``q`` by ``x_q^T W_Q^(j) W_K^(j)^T x_k / sqrt(d_k)
+    + b_j(delta(q, k))``, the bias a free number per offset ``delta`` of the torus (as Swin's
+    relative position bias, with the torus's ``H W`` offsets), takes a softmax over keys and maps
+    what it reads through ``W^(j)`` ``(C_in, C_out)`` (a head's value and output matrices in one);
+    the heads' outputs add up. Query and key matrices start normal over ``sqrt(C_in)``, the biases
+    normal with sd :data:`BIAS_INIT_SD`.
+    """
+
+    def __init__(self, c_in: int, c_out: int, heads: int, grid: int = GRID, head_dim: int = HEAD_DIM):
+        super().__init__()
+        self.query = nn.Parameter(torch.randn(heads, c_in, head_dim) / c_in**0.5)
+        self.key = nn.Parameter(torch.randn(heads, c_in, head_dim) / c_in**0.5)
+        self.values = nn.Parameter(torch.randn(heads, c_in, c_out) / (c_in * heads) ** 0.5)
+        self.bias = nn.Parameter(BIAS_INIT_SD * torch.randn(heads, grid * grid))   # (h, offsets)
+        offsets = relative_offsets((grid, grid)) % grid                               # (N, N, 2)
+        index = torch.as_tensor(offsets[..., 0] * grid + offsets[..., 1])            # (N, N)
+        self.register_buffer("index", index)
+        self.head_dim = head_dim
+
+    def position_scores(self) -> torch.Tensor:
+        """The bias of every (query, key) pair ``(h, N, N)``: ``b_j(delta(q, k))``."""
+        return self.bias[:, self.index]
+
+    def attention(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The heads' attention ``(B, h, N, N)`` on tokens ``(B, N, C_in)``."""
+        q = torch.einsum("bnc,hcd->bhnd", tokens, self.query)
+        k = torch.einsum("bnc,hcd->bhnd", tokens, self.key)
+        content = q @ k.transpose(-1, -2) / self.head_dim**0.5                        # (B, h, N, N)
+        return torch.softmax(content + self.position_scores()[None], dim=-1)
+
+    def position_attention(self) -> torch.Tensor:
+        """What the heads attend to with the content left out, ``(h, N, N)``: the softmax of the biases."""
+        return torch.softmax(self.position_scores(), dim=-1)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        B, C, H, W = X.shape
+        tokens = X.flatten(2).transpose(1, 2)                                   # (B, N, C_in)
+        mapped = torch.einsum("bkc,hco->bhko", tokens, self.values)             # (B, h, N, C_out)
+        out = (self.attention(tokens) @ mapped).sum(dim=1)                      # (B, N, C_out)
+        return out.transpose(1, 2).reshape(B, -1, H, W)
+
+
 @dataclass(frozen=True)
 class Fit:
-    """One fit: the layer, the training-set size and seed, its relative test error, and the heads' state.
+    """One fit: the layer, the training-set size and seed, its relative test and training errors,
+    and the heads' state.
 
-    ``centres`` ``(h, 2)`` and ``alphas`` ``(h,)`` for the attention layer, ``None`` for the convolution.
+    ``centres`` ``(h, 2)`` and ``alphas`` ``(h,)`` for the positional attention layer; for the
+    multi-head layer ``centres`` holds the offset each head's biases peak on, ``peaks`` ``(h,)``
+    the weight its biases alone put there, and ``content`` how far the content moves the heads'
+    attention (:func:`content_share`); ``None`` where a layer has no such thing.
     """
 
     layer: str
     n: int
     seed: int
     error: float
+    train_error: float
     centres: np.ndarray | None = None
     alphas: np.ndarray | None = None
+    peaks: np.ndarray | None = None
+    content: float | None = None
 
 
-LAYERS = ("convolution", "attention")
+LAYERS = ("convolution", "attention", "multi-head")
 
 
 def make_layer(name: str) -> nn.Module:
@@ -133,6 +210,8 @@ def make_layer(name: str) -> nn.Module:
         return ConvLayer(c_in, c_out)
     if name == "attention":
         return PositionalAttention(c_in, c_out, KERNEL * KERNEL)
+    if name == "multi-head":
+        return MultiHeadAttention(c_in, c_out, KERNEL * KERNEL)
     raise ValueError(f"layer must be one of {LAYERS}, got {name!r}")
 
 
@@ -141,6 +220,42 @@ def relative_error(layer: nn.Module, kernel: torch.Tensor, seed: int) -> float:
     X, Y = examples(TEST_IMAGES, kernel, seed=10_000 + int(seed), noise=0.0)
     with torch.no_grad():
         return float(((layer(X) - Y) ** 2).sum() / (Y**2).sum())
+
+
+def training_error(layer, X: torch.Tensor, Y: torch.Tensor) -> float:
+    """``|layer(X) - Y|^2 / |Y|^2`` on the training set itself, noise included; ``layer`` may be any
+    function of ``X``."""
+    with torch.no_grad():
+        return float(((layer(X) - Y) ** 2).sum() / (Y**2).sum())
+
+
+def noise_floor(n: int, seed: int, kernel: torch.Tensor | None = None) -> float:
+    """The training error of the target itself on the ``n`` examples of ``seed``: what the noise
+    leaves to any layer that does not memorise it (about ``NOISE^2 / (1 + NOISE^2)``)."""
+    kernel = target_kernel() if kernel is None else kernel
+    X, Y = examples(n, kernel, seed)
+    return training_error(lambda images: circular_conv(images, kernel), X, Y)
+
+
+def content_share(layer: MultiHeadAttention, kernel: torch.Tensor, seed: int) -> float:
+    """How far the content moves the heads' attention: the total-variation distance between each
+    head's attention and its biases' alone, ``1/2 sum_k |A(q, k) - softmax(b)(q, k)|``, averaged over
+    heads, queries and :data:`TEST_IMAGES` fresh images. 0: the heads ignore the content, as the
+    construction's do; 1: content alone decides where they look."""
+    X, _ = examples(TEST_IMAGES, kernel, seed=10_000 + int(seed), noise=0.0)
+    with torch.no_grad():
+        full = layer.attention(X.flatten(2).transpose(1, 2))                    # (B, h, N, N)
+        return float(0.5 * (full - layer.position_attention()[None]).abs().sum(-1).mean())
+
+
+def head_peaks(layer: MultiHeadAttention) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets (h, 2), weights (h,))``: where each head's biases alone put most weight, seen from
+    query 0 (the same from every query), and how much."""
+    with torch.no_grad():
+        seen = layer.position_attention()[:, 0]                                # (h, N)
+        weights, keys = seen.max(dim=-1)
+    grid = int(round(len(layer.index) ** 0.5))
+    return relative_offsets((grid, grid))[0][keys.numpy()].astype(float), weights.numpy().copy()
 
 
 def fit(name: str, n: int, seed: int, kernel: torch.Tensor | None = None) -> Fit:
@@ -163,11 +278,15 @@ def fit(name: str, n: int, seed: int, kernel: torch.Tensor | None = None) -> Fit
         loss.backward()
         optimiser.step()
         schedule.step()
-    error = relative_error(layer, kernel, seed)
+    error, train = relative_error(layer, kernel, seed), training_error(layer, X, Y)
     if name == "attention":
-        return Fit(name, int(n), int(seed), error, layer.centres.detach().numpy().copy(),
+        return Fit(name, int(n), int(seed), error, train, layer.centres.detach().numpy().copy(),
                    layer.log_alpha.detach().exp().numpy().copy())
-    return Fit(name, int(n), int(seed), error)
+    if name == "multi-head":
+        centres, peaks = head_peaks(layer)
+        return Fit(name, int(n), int(seed), error, train, centres, peaks=peaks,
+                   content=content_share(layer, kernel, seed))
+    return Fit(name, int(n), int(seed), error, train)
 
 
 def settled_offsets(centres: np.ndarray, k: int = KERNEL, within: float = SETTLED) -> tuple[int, float]:

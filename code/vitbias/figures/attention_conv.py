@@ -57,20 +57,21 @@ def aconv_head_weights(weights, offsets, alphas):
 
 def aconv_learned_fit(sizes, errors, centres, offsets):
     """Left: relative test error against training images, per layer (dots: seeds; line: mean).
-    Right: the attention layer's head centres after training at the largest size, beside the offsets.
+    Right: the positional attention layer's head centres after training at the largest size, beside the
+    offsets.
 
     ``errors``: layer name -> ``(len(sizes), seeds)``; ``centres``: ``(seeds, h, 2)`` (row, column);
     ``offsets``: ``(k^2, 2)``, the kernel's offsets.
     """
     fig, (left, right) = canvas(1, 2, figsize=(9, 3.8), gridspec_kw={"width_ratios": [1.5, 1]})
-    colours = {"convolution": "tab:blue", "attention": "tab:orange"}
+    colours = {"convolution": "tab:blue", "attention": "tab:orange", "multi-head": "tab:green"}
     sizes = np.asarray(sizes)
     for name, values in errors.items():
         values = np.asarray(values)
         for seed in range(values.shape[1]):
             left.plot(sizes, values[:, seed], "o", color=colours.get(name, "0.3"), alpha=0.45, markersize=4)
         left.plot(sizes, values.mean(axis=1), "-", color=colours.get(name, "0.3"), linewidth=1.5,
-                  label=f"{name} layer")
+                  label={"attention": "positional attention"}.get(name, name) + " layer")
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_xticks(sizes, [f"{n:,}" for n in sizes])

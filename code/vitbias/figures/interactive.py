@@ -31,8 +31,10 @@ and a reader can check, not base64 blobs.
 from __future__ import annotations
 
 import base64
+import html as markup
 import io
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -128,6 +130,39 @@ def _step_keys(name: str, steps: int) -> str:
             f'<span class="{MARKER}-step" aria-live="polite"></span></div>\n')
 
 
+def step_rows(spec: dict) -> list[tuple[str, str]]:
+    """``(slider label, what the frame shows)`` for each step of the figure's first slider: the label and
+    the title of the frame that step shows, as plain text (a line break of the title becomes a semicolon)."""
+    sliders = spec.get("layout", {}).get("sliders") or []
+    if not sliders:
+        return []
+    titles = {frame.get("name"): frame.get("layout", {}).get("title", {}).get("text", "")
+              for frame in spec.get("frames", [])}
+    rows = []
+    for step in sliders[0].get("steps", []):
+        name = step["args"][0][0]
+        if not titles.get(name):
+            raise ValueError(f"the slider's step {step.get('label')!r} shows frame {name!r}, which has no title "
+                             "to say what it shows")
+        rows.append((str(step["label"]), re.sub(r"\s*<br>\s*", "; ", titles[name])))
+    return rows
+
+
+def _step_table(name: str, spec: dict) -> str:
+    """The figure's steps as an HTML table a screen reader can read, folded under its summary: one row per
+    step of the slider (:func:`step_rows`), for a reader who cannot see the figure or move its slider."""
+    rows = step_rows(spec)
+    if not rows:
+        return ""
+    slider = spec["layout"]["sliders"][0]
+    heading = ((slider.get("currentvalue") or {}).get("prefix") or "step").strip(" =:") or "step"
+    body = "".join(f'<tr><th scope="row">{markup.escape(label)}</th><td>{markup.escape(shown)}</td></tr>'
+                   for label, shown in rows)
+    return (f'<details class="{MARKER}-table" id="{name}-table"><summary>The figure as a table, step by '
+            f'step</summary><table><thead><tr><th scope="col">{markup.escape(heading)}</th>'
+            f'<th scope="col">what the figure shows</th></tr></thead><tbody>{body}</tbody></table></details>\n')
+
+
 class Interactive:
     """A figure as a cell output: HTML that draws it, with a static image or a sentence for elsewhere.
 
@@ -155,7 +190,7 @@ class Interactive:
         counted = f' data-steps="{steps}"' if steps else ""
         return (f'<div class="{MARKER}" id="{self.name}"{counted}>'
                 f'<p class="{MARKER}-fallback"><em>{self.fallback}</em></p>'
-                f"</div>\n{_step_keys(self.name, steps)}<script>(function () {{\n"
+                f"</div>\n{_step_keys(self.name, steps)}{_step_table(self.name, spec)}<script>(function () {{\n"
                 f"  var spec = {payload};\n"
                 f"  function draw() {{\n"
                 f'    var div = document.getElementById("{self.name}");\n'

@@ -83,6 +83,25 @@ def test_a_fit_is_fixed_by_its_seed():
     np.testing.assert_array_equal(a.centres, b.centres)
 
 
+def test_a_sweep_stored_in_a_folder_is_fitted_once_and_read_back_as_it_was_fitted(tmp_path, monkeypatch):
+    fitted = cf.sweep((1,), (0,), folder=tmp_path)
+    assert [(f.layer, f.n, f.seed) for f in fitted] == [(name, 1, 0) for name in cf.LAYERS]
+    (entry,) = tmp_path.iterdir()
+    assert entry.name == cf.sweep_key((1,), (0,)) and entry.name != cf.sweep_key((1,), (1,))
+
+    def no_fitting(*args, **kwargs):
+        raise AssertionError("a stored sweep was fitted again")
+
+    monkeypatch.setattr(cf, "fit", no_fitting)
+    read = cf.sweep((1,), (0,), folder=tmp_path)
+    for a, b in zip(fitted, read):
+        assert (a.layer, a.error, a.train_error, a.content) == (b.layer, b.error, b.train_error, b.content)
+        for field in ("centres", "alphas", "peaks"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    with pytest.raises(AssertionError, match="fitted again"):
+        cf.sweep((1,), (1,), folder=tmp_path)
+
+
 def test_the_convolution_layer_learns_its_own_kernel_better_from_more_images():
     errors = [cf.fit("convolution", n, seed=0).error for n in (1, 16)]
     assert errors[1] < errors[0] / 4 and errors[1] < 0.02
@@ -115,6 +134,9 @@ def test_a_head_on_an_offset_with_a_large_sharpness_is_a_lookup_and_a_head_betwe
     (lambda: cf.examples(3, cf.target_kernel(), 0, noise=-1.0), "noise"),
     (lambda: cf.fit("convolution", 2, seed=-1), "seed"),
     (lambda: cf.settled_offsets(np.zeros((4, 2))), "centres must be"),
+    (lambda: cf.sweep((), (0,)), "positive integer sizes"),
+    (lambda: cf.sweep((0,), (0,)), "positive integer sizes"),
+    (lambda: cf.sweep((1,), ()), "at least one seed"),
 ])
 def test_bad_input_is_rejected(call, match):
     with pytest.raises(ValueError, match=match):

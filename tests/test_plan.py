@@ -23,7 +23,8 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
     robustness = plan.robustness(budget)
     assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(lab["vit", n, s])
     assert runs.run_key(crossover["vit", s]) == runs.run_key(lab["vit", "recipe", s])
-    assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(robustness["ViT", "plain fill", s])
+    r = plan.robustness_size(budget)
+    assert runs.run_key(crossover["vit", r, s, "plain"]) == runs.run_key(robustness["ViT", "plain fill", s])
     for r in budget.route_sizes:  # the priors chapter's plain models are the crossover chapter's
         assert runs.run_key(crossover["cnn", r, s, "plain"]) == runs.run_key(priors["CNN", r, s, 0.0])
         assert runs.run_key(crossover["vit", r, s, "plain"]) == runs.run_key(priors["ViT", r, s, 0.0])
@@ -80,12 +81,12 @@ def test_a_budget_that_is_no_profile_halves_its_patch_until_its_grid_is_large_en
         plan.locality_vit(odd)
 
 
-def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shuffled_at_the_larger():
+def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shuffled_at_the_smaller():
     budget = profile.budget("quick")
     small, large = plan.locality_sizes(budget)
     local = {key[1:]: c for key, c in plan.priors(budget).items() if key[0] == plan.LOCAL_ROUTE_NAME}
     assert set(local) == {(n, s, p) for n in (small, large) for s in budget.seeds
-                          for p in ((0.0, 1.0) if n == large else (0.0,))}
+                          for p in ((0.0, 1.0) if n == small else (0.0,))}
     grid, patch = plan.locality_grid(budget)
     assert all(c["model"]["patch_size"] == patch and c["model"]["local_radius"] == 1 for c in local.values())
     assert plan.LOCAL_ROUTE_NAME not in plan.prior_routes(budget)
@@ -104,6 +105,17 @@ def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts
     # a distilled run counts its teacher too: the CNN of the same size and seed, the first run above
     assert configs[0] == distilled["train"]["teacher"]
     assert plan.training_seconds([distilled], tmp_path) == (10.0, 2, 1)
+
+
+def test_the_locality_chapters_contrasts_train_at_the_smaller_size_and_robustness_at_the_larger_route_size():
+    budget = profile.budget("quick")
+    small, large = plan.locality_sizes(budget)
+    locality = plan.locality(budget)
+    assert {key[0] for key in locality if len(key) == 3 and key[2] == 1.0} == {small}
+    assert {c["data"]["train"] for key, c in locality.items() if key[0] == "stem"} == {small}
+    robustness = plan.robustness(budget)
+    assert plan.robustness_size(budget) == budget.route_sizes[-1]
+    assert {c["data"]["train"] for key, c in robustness.items() if isinstance(key[1], str)} == {budget.route_sizes[-1]}
 
 
 def test_an_unknown_chapter_is_refused():

@@ -34,7 +34,11 @@ nine offsets.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import pickle
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -321,7 +325,34 @@ def peak_weights(centres: np.ndarray, alphas: np.ndarray, grid: int = GRID) -> n
     return (weights / weights.sum(axis=1, keepdims=True)).max(axis=1)
 
 
-def sweep(sizes, seeds) -> list[Fit]:
-    """Every layer of :data:`LAYERS` fitted at every size and seed, on one kernel."""
+def sweep_key(sizes, seeds) -> str:
+    """The name a sweep is stored under: a digest of the sizes, the seeds, the source of this module
+    and of :mod:`vitbias.geometry` (all the code a fit runs) and the versions of torch and NumPy."""
+    here = Path(__file__).parent
+    identity = {"sizes": [int(n) for n in sizes], "seeds": [int(s) for s in seeds],
+                "source": [(here / name).read_text() for name in ("conv_fit.py", "geometry.py")],
+                "torch": torch.__version__, "numpy": np.__version__}
+    return "conv-fit-" + hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def sweep(sizes, seeds, folder: Path | str | None = None) -> list[Fit]:
+    """Every layer of :data:`LAYERS` fitted at every size and seed, on one kernel.
+
+    With ``folder`` (the run cache), a sweep is computed once and stored there under
+    :func:`sweep_key`, then read back, as a trained run is: the book's second execution, on the
+    other kernel set, reads the fits of the build as it reads its trained models.
+    """
+    sizes, seeds = tuple(sizes), tuple(seeds)
+    if not sizes or not seeds or any(not (isinstance(n, (int, np.integer)) and n >= 1) for n in sizes):
+        raise ValueError(f"a sweep needs positive integer sizes and at least one seed, got {sizes}, {seeds}")
+    stored = None if folder is None else Path(folder) / sweep_key(sizes, seeds) / "fits.pkl"
+    if stored is not None and stored.is_file():
+        return pickle.loads(stored.read_bytes())
     kernel = target_kernel()
-    return [fit(name, n, s, kernel) for name in LAYERS for n in sizes for s in seeds]
+    fits = [fit(name, n, s, kernel) for name in LAYERS for n in sizes for s in seeds]
+    if stored is not None:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        partial = stored.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(fits))
+        partial.replace(stored)  # whole or absent: a reader never sees half a sweep
+    return fits

@@ -147,10 +147,10 @@ def priors_groups(budget) -> dict[str, dict]:
 
 
 def robustness_groups(budget) -> dict[str, dict]:
-    """The robustness chapter's runs at the largest size by kind of number: ``"CNN"`` and ``"ViT"``,
-    the test accuracy on images of their own training condition over the texture conditions and random
-    erasing, and ``"train"``, the training accuracy of all of them. The matched comparison's runs are
-    other chapters'."""
+    """The robustness chapter's runs (at :func:`vitbias.plan.robustness_size`) by kind of number:
+    ``"CNN"`` and ``"ViT"``, the test accuracy on images of their own training condition over the
+    texture conditions and random erasing, and ``"train"``, the training accuracy of all of them.
+    The matched comparison's runs are other chapters'."""
     from .plan import TEXTURES, robustness
 
     kinds: dict[str, dict] = {}

@@ -42,15 +42,15 @@ MEASURED = {
             "kinds": {
                 "finer grid": {
                     "kernel_sets": 2,
-                    "largest_in": "local (radius 1) / 800 / 1.0",
-                    "measured": 0.047221,
-                    "runs": 36,
-                    "sd": 0.05
+                    "largest_in": "ViT, finer grid / 300 / 0.0",
+                    "measured": 0.029183,
+                    "runs": 18,
+                    "sd": 0.03
                 },
                 "hard locality": {
                     "kernel_sets": 2,
                     "largest_in": "local (radius 1) / 300 / 0.0",
-                    "measured": 0.046244,
+                    "measured": 0.046115,
                     "runs": 18,
                     "sd": 0.05
                 },
@@ -74,20 +74,23 @@ MEASURED = {
             "kernel_sets": 2,
             "kinds": {
                 "CNN": {
+                    "kernel_sets": 2,
                     "largest_in": "CNN / random texture",
-                    "measured": 0.003513,
+                    "measured": 0.014264,
                     "runs": 24,
-                    "sd": 0.005
+                    "sd": 0.015
                 },
                 "ViT": {
-                    "largest_in": "ViT / random texture",
-                    "measured": 0.024995,
+                    "kernel_sets": 2,
+                    "largest_in": "ViT / plain fill",
+                    "measured": 0.08979,
                     "runs": 24,
-                    "sd": 0.025
+                    "sd": 0.09
                 },
                 "train": {
-                    "largest_in": "CNN / plain fill",
-                    "measured": 0.0,
+                    "kernel_sets": 2,
+                    "largest_in": "ViT / erasing",
+                    "measured": 0.001021,
                     "runs": 48,
                     "sd": 0.005
                 }

@@ -58,11 +58,20 @@ def test_vitbias_imports_run_down_the_layers_of_its_map():
     assert layers.check() == []
 
 
-def test_the_map_has_the_five_layers_the_book_describes():
+def test_the_map_has_the_six_layers_the_book_describes():
     titles = [layer.title for layer in layers.read_layers()]
-    assert titles == ["Geometry and data", "Models and their training", "The ideas the book teaches",
-                      "Experiments and runs", "Book helpers and figures"]
-    assert [layer.rank for layer in layers.read_layers()] == [1, 2, 3, 4, 5]
+    assert titles == ["Foundations", "Ideas: the models and the mathematics, with no training", "Training",
+                      "Ideas measured on trained models", "Chapters' experiments", "Book helpers and figures"]
+    assert [layer.rank for layer in layers.read_layers()] == [1, 2, 3, 4, 5, 6]
+
+
+def test_no_idea_of_the_mathematics_imports_the_trainer_or_the_run_cache():
+    read = layers.read_layers()
+    ideas, training = read[1], read[2]
+    assert {"profile", "train", "runs"} == set(training.members)
+    graph = layers.import_graph(layers.PACKAGE, layers.package_modules())
+    assert {name: sorted(set(graph[name]) & set(training.members)) for name in ideas.members} == {
+        name: [] for name in ideas.members}
 
 
 def test_the_map_is_read_bottom_first_and_a_sub_package_takes_its_modules(package):

@@ -1,11 +1,13 @@
 """vitbias: the code behind the book on the inductive bias of Vision Transformers.
 
-One module per idea, in five layers listed from the bottom up. A module
+One module per idea, in six layers listed from the bottom up. A module
 imports only from its own layer and the layers below it, and no modules
 import each other in a cycle (``make lint`` checks both against this map,
-``tools/layers.py``), so that training never depends on the book.
+``tools/layers.py``). So the mathematics never depends on training, training
+never depends on what a chapter measures, and nothing below the book depends
+on the book.
 
-1. Geometry and data
+1. Foundations
 
 - ``geometry``: what every chapter shares: shifts, patchify and its inverse,
   tokens on a grid, grid coordinates and offsets, circular convolution (by
@@ -14,7 +16,7 @@ import each other in a cycle (``make lint`` checks both against this map,
   objects may stand) and CIFAR-10;
 - ``literature``: published numbers, each with its paper and table.
 
-2. Models and their training
+2. Ideas: the models and the mathematics, with no training
 
 - ``vit``: the book's one ViT, written to be read, with timm's parameter
   names and its attention maps, masks and biases on request;
@@ -29,47 +31,51 @@ import each other in a cycle (``make lint`` checks both against this map,
   patch grid, one pixel order inside every patch, the worlds built from them
   and their controls), which break a convolution's locality and which a
   ViT absorbs exactly (``absorb``);
-- ``profile``: the build profile (``quick``: generated data on any CPU;
-  ``gpu``: the same world at scale on one GPU; ``full``: CIFAR-10 and
-  pretrained weights), its budgets and the device;
-- ``train``: the trainer (AdamW, a fixed step budget) and evaluation.
-
-3. The ideas the book teaches
-
 - ``patches``: patches as tokens, the jigsaw and what a token can keep;
 - ``cost``: parameter and multiply-add counts of a ViT;
 - ``positions``: resizing the position table, 2-D rotary positions;
 - ``handvit``: a whole ViT small enough to check by hand;
 - ``toy``: the bias trade-off toy (a shared 3-tap convolution against a full
   linear map), its error formulas and its Monte Carlo experiment;
-- ``symmetry``: shifts, strided and patch convolutions, equivariance errors,
-  and how much a trained model's answers move under shifts;
 - ``crossover``: the compute a ViT needs to match a ResNet (Table 6);
 - ``scaling``: power laws of learning curves, their crossings, and the
-  tests that decide the book's verdicts (Welch's t, equivalence);
-- ``twins``: the permutation theorem, run as two trainings;
+  tests that decide the book's verdicts (Welch's t, paired tests,
+  equivalence);
 - ``locality``: what a trained ViT learns in place of locality: the mean
   attention distance of each head, attention rollout, and the receptive
   fields of stacked convolutions and of attention;
 - ``conv_fit``: whether one attention layer learns, by gradient descent, the
-  convolution it can express;
+  convolution it can express.
+
+3. Training
+
+- ``profile``: the build profile (``quick``: generated data on any CPU;
+  ``gpu``: the same world at scale on one GPU; ``full``: CIFAR-10 and
+  pretrained weights), its budgets and the device;
+- ``train``: the trainer (AdamW, a fixed step budget) and evaluation;
+- ``runs``: the run cache (train once, reuse everywhere), runs side by side.
+
+4. Ideas measured on trained models
+
+- ``symmetry``: shifts, strided and patch convolutions, equivariance errors,
+  and how much a trained model's answers move under shifts;
 - ``robustness``: shape bias on cue conflict, occlusion, small adversarial
-  steps.
+  steps;
+- ``twins``: the permutation theorem, run as two trainings;
+- ``probe``: linear probes on frozen features.
 
-4. Experiments and runs
+5. Chapters' experiments
 
-- ``runs``: the run cache (train once, reuse everywhere), runs side by side;
 - ``plan``: which runs each chapter trains;
 - ``lab``: the lab's challenge, a ViT for small data, trained and scored;
-- ``probe``: linear probes on frozen features;
 - ``fingerprint``: short trainings of every kind of run, which any change of
-  code moves.
+  code moves;
 - ``noise``: one run's standard deviation, measured from the run cache over
   seeds and kernel sets, from which the bands of trained numbers are made;
 - ``noise_measured``: what ``python -m tools.booktools noise`` measured
   (generated).
 
-5. Book helpers and figures
+6. Book helpers and figures
 
 - ``book``: gluing numbers into the prose with a declared tolerance, the
   policy for trained numbers (bands, verdicts), and the record of how a

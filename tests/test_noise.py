@@ -1,6 +1,8 @@
 """vitbias.noise: one run's standard deviation, measured from run caches, and the module it is written to."""
 
+import copy
 import json
+import os
 import warnings
 
 import numpy as np
@@ -213,3 +215,133 @@ def test_each_robustness_model_is_a_kind_over_its_conditions_and_recipes():
     for groups in kinds.values():
         for configs in groups.values():
             _one_run_per_seed_differing_by_nothing_else(configs, budget)
+
+
+# Kinds of glued numbers: measured from a chapter executed once per run cache.
+
+
+def test_one_run_sd_names_its_chapter_and_kind_and_arithmetic_on_it_names_none():
+    sd = noise.one_run_sd("crossover", "vit", "quick")
+    assert isinstance(sd, noise.KindSD) and (sd.chapter, sd.kind) == ("crossover", "vit")
+    assert sd == noise.measured_table()["quick"]["crossover"]["kinds"]["vit"]["sd"]
+    for derived in (np.hypot(sd, sd), np.sqrt(2) * sd, sd * 2, sd + 0.0):
+        assert not isinstance(derived, noise.KindSD)
+
+
+def test_while_recording_glue_trained_files_its_seeds_under_its_kind_and_a_derived_sd_is_not_filed(
+        tmp_path, monkeypatch):
+    from vitbias import book
+
+    record = tmp_path / "record.jsonl"
+    monkeypatch.setenv(noise.RECORD_VARIABLE, str(record))
+    sd = noise.KindSD(0.01, "robustness", "shape bias, ViT")
+    # seeds far wider than the sd: recorded, not refused, since the spread is what is measured
+    book.glue_trained("x_bias", [0.2, 0.5, 0.8], sd, what="shape bias")
+    book.glue_trained("x_gap", [0.1, 0.2, 0.3], np.hypot(sd, sd), what="a difference")
+    assert noise.read_recorded(record) == [
+        {"chapter": "robustness", "kind": "shape bias, ViT", "name": "x_bias", "values": [0.2, 0.5, 0.8]}]
+    monkeypatch.delenv(noise.RECORD_VARIABLE)
+    with pytest.raises(ValueError, match="measure the spread again"):
+        book.glue_trained("x_bias", [0.2, 0.5, 0.8], sd, what="shape bias")
+
+
+def test_while_recording_a_kind_not_yet_measured_gets_the_placeholder_and_otherwise_is_refused(
+        tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="no measured noise of kind"):
+        noise.one_run_sd("robustness", "no such kind", "quick")
+    monkeypatch.setenv(noise.RECORD_VARIABLE, str(tmp_path / "record.jsonl"))
+    sd = noise.one_run_sd("robustness", "no such kind", "quick")
+    assert sd == noise.PLACEHOLDER_SD and sd.kind == "no such kind"
+    assert noise.one_run_sd("no such chapter", "any", "quick") == noise.PLACEHOLDER_SD
+
+
+def _line(kind, name, values, chapter="robustness"):
+    return {"chapter": chapter, "kind": kind, "name": name, "values": values}
+
+
+def test_a_glued_kind_takes_the_largest_sd_of_its_numbers_seeds_pooled_over_the_kernel_sets():
+    own = [_line("bias", "a", [0.1, 0.2, 0.3]), _line("bias", "b", [0.5, 0.5, 0.5]),
+           _line("kept", "c", [0.9, 0.8, 0.7]), _line("vit", "d", [0.0, 1.0]), _line("bias", "z", [9, 0], "other")]
+    other = [_line("bias", "a", [0.15, 0.25, 0.45]), _line("bias", "b", [0.5, 0.6, 0.5]),
+             _line("kept", "c", [0.9, 0.8, 0.7])]
+    measured = noise.measure_glued("robustness", [own, other], skip={"vit"})
+    assert set(measured) == {"bias", "kept"}  # a kind from the run cache, and another chapter's, are not
+    expected = np.std([0.1, 0.2, 0.3, 0.15, 0.25, 0.45], ddof=1)
+    assert measured["bias"] == {"sd": noise.rounded_up(expected), "measured": round(expected, 6),
+                                "largest_in": "a", "runs": 12, "kernel_sets": 2, "from": noise.GLUED}
+    assert measured["kept"]["measured"] == pytest.approx(np.std([0.9, 0.8, 0.7] * 2, ddof=1), abs=1e-6)
+
+
+def test_a_glued_number_of_one_run_is_not_measured_and_a_kind_of_only_such_numbers_is_refused():
+    own = [_line("bias", "a", [0.1, 0.3]), _line("bias", "single", [0.0]), _line("probe", "p", [0.4])]
+    other = [_line("bias", "a", [0.2, 0.2]), _line("bias", "single", [1.0]), _line("probe", "p", [0.6])]
+    with pytest.raises(ValueError, match="'probe'.*two or more seeds"):
+        noise.measure_glued("robustness", [own, other])
+    measured = noise.measure_glued("robustness", [own, other], skip={"probe"})
+    assert measured["bias"]["largest_in"] == "a" and measured["bias"]["runs"] == 4
+    with pytest.raises(ValueError, match="nothing was recorded"):
+        noise.measure_glued("robustness", [[], other])
+
+
+TINY_CHAPTER = '''---
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A chapter that glues one trained number
+
+```{code-cell} ipython3
+import os
+from vitbias import noise
+from vitbias.book import glue_trained
+
+other = os.environ.get("ATEN_CPU_CAPABILITY") == "default"
+values = [0.55, 0.65, 0.80] if other else [0.50, 0.60, 0.70]
+glue_trained("tiny_value", values, noise.one_run_sd("tiny", "spread"), what="a planted number")
+glue_trained("tiny_cache", [len(os.environ["VITBIAS_RUNS"])] * 2, noise.one_run_sd("tiny", "cache"),
+             what="which cache the chapter read")
+```
+'''
+
+
+def test_the_glued_noise_command_executes_the_chapter_once_per_cache_and_writes_its_kinds(tmp_path, monkeypatch):
+    from tools import booktools
+
+    book = tmp_path / "book"
+    book.mkdir()
+    (book / "tiny.md").write_text(TINY_CHAPTER)
+    monkeypatch.setattr(booktools, "BOOK", book)
+    monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path / "own"))
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    (tmp_path / "the other kernels").mkdir()
+    module = tmp_path / "noise_measured.py"
+    record = booktools.write_glued_noise("quick", "tiny", [tmp_path / "the other kernels"], module=module)
+    expected = np.std([0.50, 0.60, 0.70, 0.55, 0.65, 0.80], ddof=1)
+    assert record["kinds"]["spread"]["measured"] == pytest.approx(expected, abs=1e-6)
+    assert record["kinds"]["spread"]["kernel_sets"] == record["kernel_sets"] == 2
+    lengths = sorted({len(str(tmp_path / "own")), len(str(tmp_path / "the other kernels"))})
+    assert record["kinds"]["cache"]["measured"] == pytest.approx(np.std(lengths * 2, ddof=1), abs=1e-6)
+    namespace = {}
+    exec(module.read_text(), namespace)
+    assert namespace["MEASURED"]["quick"]["tiny"] == record
+    assert namespace["MEASURED"]["quick"]["crossover"] == noise.measured_table()["quick"]["crossover"]  # kept
+    assert "ATEN_CPU_CAPABILITY" not in os.environ and noise.RECORD_VARIABLE not in os.environ
+    with pytest.raises(ValueError, match="no run cache"):
+        booktools.write_glued_noise("quick", "tiny", [tmp_path / "absent"], module=module)
+
+
+def test_measuring_a_chapter_from_the_run_cache_again_keeps_its_kinds_of_glued_numbers(
+        one_planted_cache, monkeypatch):
+    from tools import booktools
+    from vitbias import noise_measured
+
+    _, module = one_planted_cache
+    glued = {"sd": 0.1, "measured": 0.09, "largest_in": "x", "runs": 6, "kernel_sets": 2, "from": noise.GLUED}
+    table = copy.deepcopy(noise.measured_table())
+    table["quick"]["crossover"]["kinds"]["exponent"] = glued
+    monkeypatch.setattr(noise_measured, "MEASURED", table)
+    record = booktools.write_noise("quick", [], module=module, chapters=["crossover"])["crossover"]
+    assert record["kinds"]["exponent"] == {"kernel_sets": table["quick"]["crossover"]["kernel_sets"], **glued}
+    assert record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05)

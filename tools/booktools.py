@@ -739,10 +739,11 @@ def train_on_other_kernels(folder: Path, chapters=None, kinds=None) -> None:
 def write_noise(profile_name: str, other_kernels=(), module: Path | None = None, chapters=None,
                 kinds=None) -> dict:
     """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.noise.CHAPTER_GROUPS``;
-    with ``kinds``, only those kinds, keeping the chapters' other kinds as measured before) from the
-    run cache (and ``other_kernels``, caches of the same runs on the other kernel set) and write them,
-    beside the other chapters' and profiles' measurements, into the generated module
-    ``vitbias.noise_measured``; returns chapter -> this profile's record. A record's ``kernel_sets``
+    with ``kinds``, only those kinds, keeping the chapters' other kinds as measured before; the kinds
+    of glued numbers, :func:`write_glued_noise`'s, are always kept) from the run cache (and
+    ``other_kernels``, caches of the same runs on the other kernel set) and write them, beside the
+    other chapters' and profiles' measurements, into the generated module ``vitbias.noise_measured``;
+    returns chapter -> this profile's record. A record's ``kernel_sets``
     is the fewest over its kinds."""
     from vitbias import noise, profile, runs
 
@@ -757,14 +758,67 @@ def write_noise(profile_name: str, other_kernels=(), module: Path | None = None,
     records = {}
     for chapter in chapters:
         before = table.get(profile_name, {}).get(chapter, {"kinds": {}, "kernel_sets": len(folders)})
-        kept = {} if kinds is None else {kind: {"kernel_sets": before["kernel_sets"], **entry}
-                                         for kind, entry in before["kinds"].items() if kind not in kinds}
+        kept = {kind: {"kernel_sets": before["kernel_sets"], **entry} for kind, entry in before["kinds"].items()
+                if (kinds is not None and kind not in kinds) or entry.get("from") == noise.GLUED}
         measured = {**kept, **noise.measure(chapter, budget, folders, kinds)}
         records[chapter] = {"kinds": dict(sorted(measured.items())),
                             "kernel_sets": min(entry["kernel_sets"] for entry in measured.values())}
     table[profile_name] = {**table.get(profile_name, {}), **records}
     module.write_text(noise.module_source(table))
     return records
+
+
+def record_chapter(chapter: str, folder: Path, other_kernels: bool, record: Path) -> list[dict]:
+    """Execute ``book/<chapter>.md`` on the run cache ``folder`` (training what it lacks there), on the
+    other CPU kernel set when ``other_kernels``, recording its glued numbers to ``record``
+    (:func:`vitbias.noise.record_glued`); returns what was recorded."""
+    from vitbias import noise
+
+    saved = dict(os.environ)
+    env = other_kernels_env() if other_kernels else dict(os.environ)
+    env |= {"VITBIAS_RUNS": str(folder), noise.RECORD_VARIABLE: str(record)}
+    record.unlink(missing_ok=True)
+    try:
+        os.environ.clear()
+        os.environ.update(env)  # the kernel inherits this process's environment
+        execute_chapter(BOOK / f"{chapter}.md")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return noise.read_recorded(record)
+
+
+def write_glued_noise(profile_name: str, chapter: str, other_kernels=(), module: Path | None = None) -> dict:
+    """Measure ``chapter``'s kinds of glued numbers (:func:`vitbias.noise.measure_glued`): execute it
+    once on the build's run cache and once on each of ``other_kernels`` (with the other kernel set),
+    and write the kinds into ``vitbias.noise_measured`` beside the chapter's kinds measured from the
+    run cache, which are kept; returns the chapter's record."""
+    import tempfile
+
+    from vitbias import noise, profile, runs
+
+    module = module or noise.MEASURED_MODULE
+    if not (BOOK / f"{chapter}.md").is_file():
+        raise ValueError(f"no chapter book/{chapter}.md")
+    folders = [runs.runs_folder(), *map(Path, other_kernels)]
+    for folder in folders[1:]:
+        if not folder.is_dir():
+            raise ValueError(f"no run cache at {folder}")
+    groups = noise.CHAPTER_GROUPS.get(chapter)
+    from_cache = set(groups(profile.budget(profile_name))) if groups else set()
+    with tempfile.TemporaryDirectory() as scratch:
+        recorded = [record_chapter(chapter, folder, i > 0, Path(scratch) / f"record-{i}.jsonl")
+                    for i, folder in enumerate(folders)]
+    measured = noise.measure_glued(chapter, recorded, skip=from_cache)
+    table = dict(noise.measured_table())
+    before = table.get(profile_name, {}).get(chapter, {"kinds": {}})
+    kept = {kind: {"kernel_sets": before.get("kernel_sets", 1), **entry}
+            for kind, entry in before["kinds"].items() if kind not in measured}
+    kinds = dict(sorted({**kept, **measured}.items()))
+    record = {"kinds": kinds, "kernel_sets": min(entry["kernel_sets"] for entry in kinds.values())}
+    table[profile_name] = {**table.get(profile_name, {}), chapter: record}
+    module.write_text(noise.module_source(table))
+    return record
 
 
 def main(argv=None) -> int:
@@ -788,6 +842,9 @@ def main(argv=None) -> int:
                        help="measure this chapter only, keeping the others' measurements (repeatable)")
     noise.add_argument("--kind", action="append", dest="kinds",
                        help="measure (and with --train, train) this kind only, keeping the chapter's others")
+    noise.add_argument("--glued", action="store_true",
+                       help="measure the --chapter's kinds of glued numbers instead, by executing it once per "
+                            "run cache (training what the other kernel set's cache lacks)")
     args = parser.parse_args(argv)
     if args.command == "invalidate":
         stale = invalidate()
@@ -806,6 +863,15 @@ def main(argv=None) -> int:
     elif args.command == "record":
         record_keys()
         record_chapter_seconds()
+    elif args.command == "noise" and args.glued:
+        if not args.chapters:
+            parser.error("noise --glued needs --chapter")
+        for chapter in args.chapters:
+            record = write_glued_noise(current_profile(), chapter, args.other_kernels)
+            for kind, entry in record["kinds"].items():
+                if entry.get("from") == "glued values":
+                    print(f"{chapter} {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
+                          f"{entry['largest_in']}, {entry['runs']} values over {entry['kernel_sets']} kernel set(s))")
     elif args.command == "noise":
         for folder in args.other_kernels if args.train else ():
             train_on_other_kernels(Path(folder), args.chapters, args.kinds)

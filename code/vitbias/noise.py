@@ -15,12 +15,23 @@ groups, rounded up to :data:`STEP`.
 cache (and, with ``--other-kernels``, a second one) and writes them to the
 generated module ``noise_measured`` (:func:`module_source`); a chapter reads
 them with :func:`one_run_sd`.
+
+A number a chapter computes from its trained models (a shape bias, an
+attention distance) is not in the run cache. Its kind is measured from the
+chapter itself, with ``noise --glued``: the chapter is executed once per run
+cache (the other kernel set's with its kernels), and while
+``$VITBIAS_NOISE_RECORD`` names a file, every :func:`vitbias.book.glue_trained`
+whose one-run sd came straight from :func:`one_run_sd` writes its seeds'
+values there under that sd's kind (:func:`record_glued`). The kind's sd is
+the largest over its glued numbers of the sd of their seeds, pooled over the
+kernel sets (:func:`measure_glued`). So no sd is typed into a chapter.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from pathlib import Path
 
@@ -31,6 +42,80 @@ from . import runs as _runs
 
 MEASURED_MODULE = Path(__file__).with_name("noise_measured.py")
 STEP = 0.005  # sds are rounded up to this, and never below it: a test accuracy on 2,000 images resolves 0.0005
+RECORD_VARIABLE = "VITBIAS_NOISE_RECORD"
+PLACEHOLDER_SD = 1.0  # a kind not measured yet, while recording: wide enough that no band refuses the build
+GLUED = "glued values"  # the source of a kind measured from a chapter's glued numbers
+
+
+class KindSD(float):
+    """One run's sd that remembers the chapter and kind it was measured for, so that a recording
+    execution files each glued number under its kind. Arithmetic on it gives a plain float: the sd of
+    a difference or a sum is not one run's sd of any kind, and is not recorded."""
+
+    chapter: str
+    kind: str
+
+    def __new__(cls, value: float, chapter: str, kind: str) -> KindSD:
+        sd = super().__new__(cls, value)
+        sd.chapter, sd.kind = chapter, kind
+        return sd
+
+
+def recording() -> Path | None:
+    """The file glued numbers are recorded to (``$VITBIAS_NOISE_RECORD``), or ``None``."""
+    chosen = os.environ.get(RECORD_VARIABLE, "").strip()
+    return Path(chosen) if chosen else None
+
+
+def record_glued(name: str, values, one_run_sd) -> bool:
+    """While recording, append glued number ``name``'s seed values under ``one_run_sd``'s chapter and
+    kind (one JSON line); returns whether it was recorded (an sd that names no kind is not)."""
+    path = recording()
+    if path is None or not isinstance(one_run_sd, KindSD):
+        return False
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    line = {"chapter": one_run_sd.chapter, "kind": one_run_sd.kind, "name": name, "values": values.tolist()}
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
+    return True
+
+
+def read_recorded(path: Path) -> list[dict]:
+    """The lines :func:`record_glued` wrote to ``path`` (none when it does not exist)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def measure_glued(chapter: str, recorded: list[list[dict]], skip=()) -> dict[str, dict]:
+    """Per kind of ``chapter`` recorded while it executed once per run cache (``recorded``: one list of
+    :func:`read_recorded` lines per cache, the build's first): the rounded sd, the raw one, the glued
+    number it comes from, how many values it pooled and over how many kernel sets. A number's seeds are
+    pooled over the caches; only numbers with two or more seeds in every cache count (one run's value
+    on two kernel sets says nothing of the seeds). ``skip``: kinds measured from the run cache."""
+    if not recorded or not recorded[0]:
+        raise ValueError(f"nothing was recorded while {chapter!r} executed: does it glue with noise.one_run_sd?")
+    by_kind: dict[str, dict[str, list[list[float]]]] = {}
+    for lines in recorded:
+        seen: dict[tuple, list[float]] = {}
+        for line in lines:
+            if line["chapter"] == chapter and line["kind"] not in skip:
+                seen[line["kind"], line["name"]] = line["values"]  # a cell run twice keeps its last values
+        for (kind, name), values in seen.items():
+            by_kind.setdefault(kind, {}).setdefault(name, []).append(values)
+    measured = {}
+    for kind, names in sorted(by_kind.items()):
+        groups = {name: sum(per_cache, []) for name, per_cache in names.items()
+                  if len(per_cache) == len(recorded) and all(len(v) >= 2 for v in per_cache)}
+        if not groups:
+            raise ValueError(f"{chapter!r}: no glued number of kind {kind!r} has two or more seeds in every "
+                             "run cache: its sd cannot be measured")
+        sd, where = largest_sd(groups)
+        measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": where,
+                          "runs": sum(len(v) for v in groups.values()), "kernel_sets": len(recorded),
+                          "from": GLUED}
+    return measured
 
 
 def rounded_up(sd: float) -> float:
@@ -210,8 +295,9 @@ def measured_table() -> dict:
     return MEASURED
 
 
-def one_run_sd(chapter: str, kind: str, profile_name: str | None = None) -> float:
-    """One run's measured sd of ``kind`` in ``chapter`` (``noise_measured``), for the current profile.
+def one_run_sd(chapter: str, kind: str, profile_name: str | None = None) -> KindSD:
+    """One run's measured sd of ``kind`` in ``chapter`` (``noise_measured``), for the current profile;
+    while recording (:func:`recording`), a kind not measured yet gets :data:`PLACEHOLDER_SD`.
 
     A profile with no measurement of its own takes the quick profile's, with a
     warning: its runs are other runs, and their spread should be measured.
@@ -220,11 +306,15 @@ def one_run_sd(chapter: str, kind: str, profile_name: str | None = None) -> floa
     table = measured_table()
     if profile_name not in table or chapter not in table[profile_name]:
         if "quick" not in table or chapter not in table["quick"]:
+            if recording():
+                return KindSD(PLACEHOLDER_SD, chapter, kind)
             raise ValueError(f"no measured noise for {chapter!r}: run `python -m tools.booktools noise`")
         warnings.warn(f"no measured noise for the {profile_name} profile's {chapter!r}: using the quick profile's",
                       stacklevel=2)
         profile_name = "quick"
     kinds = table[profile_name][chapter]["kinds"]
     if kind not in kinds:
+        if recording():
+            return KindSD(PLACEHOLDER_SD, chapter, kind)
         raise ValueError(f"no measured noise of kind {kind!r} in {chapter!r}: expected one of {tuple(kinds)}")
-    return float(kinds[kind]["sd"])
+    return KindSD(float(kinds[kind]["sd"]), chapter, kind)

@@ -122,11 +122,14 @@ notebooks: $(STAMP)
 site-check:
 	$(BIN)/python -m tools.sitecheck _build/html
 
-# The built site in a browser (tools/sitetest.py, driven by Playwright), after `make book`: Playwright into
-# .venv (tools/requirements-site.txt, once), Chromium from the system's packages (apt-get, when it is missing),
-# then the checker's own test on tests/site/ and, side by side with it (each is mostly one process),
-# every page of _build/html as a test of its own (tools/test_site_pages.py), with a screenshot of each
-# in _build/site-test/; the checker's own report is printed after the pages'. `make test` ends with it.
+# The built site in a browser, after `make book`: pytest is the one runner, pytest-playwright's fixtures
+# (tools/conftest.py) launch the system's Chromium and open a context for each page, tools/sitetest.py
+# judges the page. Playwright and pytest-playwright into .venv (tools/requirements-site.txt, once),
+# Chromium from the system's packages (apt-get, when it is missing: `tools.sitetest --install`, before the
+# two runs, so that they do not both install it), then the checker's own test on tests/site/ and, side by
+# side with it (each is mostly one process), every page of _build/html as a test of its own
+# (tools/test_site_pages.py), with a screenshot of each in _build/site-test/; the checker's own report is
+# printed after the pages'. It fails if either fails. `make test` ends with it.
 SITE_STAMP := $(VENV)/.installed-site-test
 
 $(SITE_STAMP): tools/requirements-site.txt $(STAMP)

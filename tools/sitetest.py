@@ -1,12 +1,15 @@
-"""The built site in a real browser: open every page in headless Chromium and fail on what a reader would see broken.
+"""The built site in a real browser: the checks that open a page in headless Chromium and fail on what a reader
+would see broken. pytest runs them, each page of the site a test of its own:
 
-    python -m tools.sitetest [_build/html] [--screenshots DIR] [--page PATH ...]
-    python -m tools.sitetest --install      # only install Chromium when it is missing
-    python -m pytest tools/test_site_pages.py   # the same checks, each page its own test
+    python -m pytest tools/test_site_pages.py   # _build/html, or $BOOK_SITE_HTML
+    python -m tools.sitetest --install          # only install Chromium when it is missing, and say which
 
-serves the site on 127.0.0.1 (a free port), opens each page in headless
-Chromium, waits for MathJax to typeset and the interactive figures to draw,
-and reports, page by page:
+The browser and its contexts are pytest-playwright's fixtures (``browser``,
+``page``), launched as ``tools/conftest.py`` sets them up on the system's
+Chromium (:func:`launch_args`, :func:`context_args`); here is what a test does
+with a page it is handed. :class:`Site` serves the site on 127.0.0.1 (a free
+port); :meth:`Site.check` opens a page in the tab it is given, waits for
+MathJax to typeset and the interactive figures to draw, and judges it:
 
 - **console**: an uncaught JavaScript exception, a ``console.error``, or an
   error the browser logs (a script, stylesheet or font that failed to load);
@@ -42,18 +45,19 @@ and reports, page by page:
   after the page's scripts ran);
 - **load**: a page that did not open, answered an HTTP error, or never loaded.
 
-Each page opens in a browser context of its own, as a reader's first page of
-the site (no storage or cache left by the pages before it); a page that sends
-the browser on (the site's ``index.html``) is judged where it lands. It writes
-a screenshot of each page, the whole page cut at 12,000 pixels, to
-``_build/site-test/<page>.png``, and exits 1 when anything failed, 2 when it
-could not run (no built site, no Chromium).
+Each page opens in a browser context of its own (pytest-playwright's
+``page`` fixture, one to a test), as a reader's first page of the site (no
+storage or cache left by the pages before it); a page that sends the browser
+on (the site's ``index.html``) is judged where it lands. A screenshot of each
+page, the whole page cut at 12,000 pixels, goes to
+``_build/site-test/<page>.png``; a page's failures read as :func:`report`
+writes them. No built site, no Chromium: the tests fail, never skip.
 
 Chromium is Debian's ``chromium`` package; when it is missing this installs
 it with ``apt-get`` (through ``sudo`` when not root), saying so; an install
 that fails is a failure, never a skip. The browser is driven by Playwright
-(the ``playwright`` package, pinned in ``tools/requirements-site.txt``, which
-``make site-test`` installs into the book's environment) on that system
+through pytest-playwright (both pinned in ``tools/requirements-site.txt``,
+which ``make site-test`` installs into the book's environment) on that system
 Chromium (``executable_path``): Playwright's own browser downloads are never
 used. axe-core comes inside ``axe-playwright-python``, pinned there too, and
 runs in the page itself.
@@ -66,7 +70,6 @@ theme's templates under ``_static/`` nor the sources under ``_sources/``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import http.server
 import importlib.metadata
@@ -78,14 +81,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -167,7 +169,8 @@ def ensure_chromium(log=print) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Chromium driven by Playwright.
+# Chromium driven by Playwright: how pytest-playwright's fixtures launch it and open its contexts
+# (tools/conftest.py).
 # ---------------------------------------------------------------------------
 
 # Headless Chromium as a reader's window: no scrollbars taking width from the page, nothing running in the
@@ -177,19 +180,21 @@ CHROMIUM_FLAGS = ("--hide-scrollbars", "--force-device-scale-factor=1", "--disab
                   "--disable-sync", "--disable-default-apps", "--disable-features=Translate,MediaRouter")
 
 
-@contextlib.contextmanager
-def launch_browser(executable: str) -> Iterator[Browser]:
-    """Headless Chromium, the system's ``executable``, driven by Playwright; closed on leaving."""
-    with sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                                 args=list(CHROMIUM_FLAGS), timeout=60_000)
-        except PlaywrightError as error:
-            raise SiteTestError(f"Playwright could not start {executable}: {error.message}") from error
-        try:
-            yield browser
-        finally:
-            browser.close()
+def launch_args(executable: str) -> dict:
+    """The arguments of ``BrowserType.launch`` for headless Chromium, the system's ``executable``."""
+    return {"executable_path": executable, "headless": True, "args": list(CHROMIUM_FLAGS), "timeout": 60_000}
+
+
+def context_args() -> dict:
+    """The arguments of ``Browser.new_context`` for a page's context: a reader's window, :data:`WINDOW`."""
+    return {"viewport": {"width": WINDOW[0], "height": WINDOW[1]}, "device_scale_factor": 1}
+
+
+def describe_browser(browser: Browser, executable: str) -> str:
+    """Which browser, Playwright and axe-core judge the pages."""
+    return (f"site-test: Chromium {browser.version} ({executable}) driven by Playwright "
+            f"{importlib.metadata.version('playwright')} (pytest-playwright "
+            f"{importlib.metadata.version('pytest-playwright')}), axe-core {axe_version()}")
 
 
 # ---------------------------------------------------------------------------
@@ -752,18 +757,18 @@ def _page_failures(page: str, state: dict, notes: list[str], events: PageEvents,
     return found
 
 
-def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None) -> PageResult:
-    """Open ``url`` in a new tab, let it settle, write its screenshot, and judge what it shows: as it first
+def inspect_page(tab: Page, url: str, page: str, screenshot: Path | None) -> PageResult:
+    """Open ``url`` in ``tab``, let it settle, write its screenshot, and judge what it shows: as it first
     shows it (accessibility included), then with every folded cell and solution opened.
 
-    Each page opens in a browser context of its own (no storage, no cache), as
-    for a reader whose first page of the site it is, whatever was opened before.
+    ``tab`` is a new tab in a browser context of its own (no storage, no
+    cache; pytest-playwright's ``page`` fixture), as for a reader whose first
+    page of the site it is, whatever was opened before; whoever handed it in
+    closes its context.
     """
     started = time.monotonic()
     result = PageResult(page)
-    context = browser.new_context(viewport={"width": WINDOW[0], "height": WINDOW[1]}, device_scale_factor=1)
     try:
-        tab = context.new_page()
         events = PageEvents.watch(tab)
         state, notes = _open_settled(tab, events, url, result)
         if state is None:
@@ -781,7 +786,6 @@ def inspect_page(browser: Browser, url: str, page: str, screenshot: Path | None)
         result.figures = state["shown"]["interactive"]
         result.links, result.ids = state["links"], set(state["ids"])
     finally:
-        context.close()
         result.seconds = time.monotonic() - started
     return result
 
@@ -864,43 +868,32 @@ def site_pages(html_dir: Path) -> list[str]:
     return [p.relative_to(html_dir).as_posix() for p in sitecheck.pages(html_dir)]
 
 
-class SiteBrowser:
-    """The site served on 127.0.0.1 and one headless Chromium that opens its pages, each in a context of its own.
+class Site:
+    """The site in ``html_dir`` served on 127.0.0.1, and what each of its pages showed once opened.
 
-    ``with SiteBrowser(html_dir) as site: site.check("index.html")``; what
-    each page showed is kept in :attr:`results`, for :meth:`link_failures`
-    once the pages were opened. Chromium is installed first when missing.
+    ``with Site(html_dir) as site: site.check(tab, "index.html")``, ``tab``
+    a new tab in a context of its own; what each page showed is kept in
+    :attr:`results`, for :meth:`link_failures` once the pages were opened.
     """
 
-    def __init__(self, html_dir: Path, screenshots: Path | None = SCREENSHOTS, chromium: str | None = None,
-                 log=print):
+    def __init__(self, html_dir: Path, screenshots: Path | None = SCREENSHOTS):
         self.html_dir = Path(html_dir).resolve()
         self.screenshots = None if screenshots is None else Path(screenshots)
         self.results: dict[str, PageResult] = {}
-        self._executable = chromium or ensure_chromium(log)
-        self._open = contextlib.ExitStack()
 
-    def __enter__(self) -> SiteBrowser:
-        with contextlib.ExitStack() as stack:
-            self.server = stack.enter_context(Server(self.html_dir))
-            self.browser = stack.enter_context(launch_browser(self._executable))
-            self._open = stack.pop_all()
+    def __enter__(self) -> Site:
+        self.server = Server(self.html_dir)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._open.close()
+        self.server.close()
 
-    def describe(self) -> str:
-        return (f"Chromium {self.browser.version} ({self._executable}) driven by Playwright "
-                f"{importlib.metadata.version('playwright')}, axe-core {axe_version()}, "
-                f"{self.html_dir} served at {self.server.origin}")
-
-    def check(self, page: str) -> PageResult:
-        """Open ``page`` (a path relative to the site), judge it and write its screenshot."""
+    def check(self, tab: Page, page: str) -> PageResult:
+        """Open ``page`` (a path relative to the site) in ``tab``, judge it and write its screenshot."""
         if not (self.html_dir / page).is_file():
             raise SiteTestError(f"no such page in {self.html_dir}: {page}")
         shot = None if self.screenshots is None else self.screenshots / Path(page).with_suffix(".png")
-        self.results[page] = inspect_page(self.browser, f"{self.server.origin}/{page}", page, shot)
+        self.results[page] = inspect_page(tab, f"{self.server.origin}/{page}", page, shot)
         return self.results[page]
 
     def link_failures(self) -> list[Failure]:
@@ -908,28 +901,8 @@ class SiteBrowser:
         return link_failures(self.html_dir, self.server.origin, self.results)
 
 
-def check_site(html_dir: Path, pages: list[str] | None = None, screenshots: Path | None = SCREENSHOTS,
-               chromium: str | None = None, log=print) -> tuple[list[Failure], dict[str, PageResult]]:
-    """Open ``pages`` (paths relative to ``html_dir``; default every page) and return what failed."""
-    html_dir = Path(html_dir).resolve()
-    if pages is None:
-        pages = site_pages(html_dir)
-    missing = [p for p in pages if not (html_dir / p).is_file()]
-    if missing:
-        raise SiteTestError(f"no such page in {html_dir}: {', '.join(missing)}")
-    with SiteBrowser(html_dir, screenshots, chromium, log) as site:
-        log(f"site-test: {len(pages)} pages; {site.describe()}", flush=True)
-        for page in pages:
-            result = site.check(page)
-            status = "ok" if not result.failures else f"{len(result.failures)} failures"
-            log(f"  {page} ({result.seconds:.1f} s): {status}", flush=True)
-        failures = [f for result in site.results.values() for f in result.failures]
-        broken_links = site.link_failures()
-        log(f"  links between the pages: {'ok' if not broken_links else f'{len(broken_links)} broken'}", flush=True)
-    return failures + broken_links, site.results
-
-
 def report(failures: list[Failure], pages: int, seconds: float, screenshots: Path | None) -> str:
+    """The failures of ``pages`` pages by kind, one that several pages share listed once, with its pages."""
     lines = []
     if failures:
         lines.append(f"site-test: {len(failures)} failures on "
@@ -956,36 +929,19 @@ def report(failures: list[Failure], pages: int, seconds: float, screenshots: Pat
 
 
 def main(argv=None) -> int:
+    """``--install``: Chromium installed when it is missing, and named. The pages are checked by pytest only."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("html", nargs="?", type=Path, help="the built site (default $BOOK_SITE_HTML or _build/html)")
-    parser.add_argument("--screenshots", type=Path, default=SCREENSHOTS, help="where the screenshots go")
-    parser.add_argument("--page", action="append", help="check only this page (a path relative to the site)")
-    parser.add_argument("--install", action="store_true", help="only install Chromium if it is missing, and say which")
-    args = parser.parse_args(argv)
-    if args.install:
-        try:
-            executable = ensure_chromium()
-        except SiteTestError as error:
-            print(f"site-test: {error}")
-            return 2
-        version = subprocess.run([executable, "--version"], capture_output=True, text=True).stdout.strip()
-        print(f"site-test: Chromium is {executable} ({version or 'its --version printed nothing'})")
-        return 0
-    html_dir = (args.html or sitecheck.site_dir()).resolve()
-    if not (html_dir / "index.html").is_file():
-        print(f"site-test: no built site in {html_dir}: run `make book` first")
-        return 2
-    if args.screenshots.is_dir() and not args.page:
-        for old in args.screenshots.rglob("*.png"):   # a page that is gone leaves no stale picture
-            old.unlink()
-    started = time.monotonic()
+    parser.add_argument("--install", action="store_true", required=True,
+                        help="install Chromium if it is missing, and say which it is")
+    parser.parse_args(argv)
     try:
-        failures, results = check_site(html_dir, args.page, args.screenshots)
-    except (SiteTestError, PlaywrightError) as error:
+        executable = ensure_chromium()
+    except SiteTestError as error:
         print(f"site-test: {error}")
         return 2
-    print(report(failures, len(results), time.monotonic() - started, args.screenshots))
-    return 1 if failures else 0
+    version = subprocess.run([executable, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"site-test: Chromium is {executable} ({version or 'its --version printed nothing'})")
+    return 0
 
 
 if __name__ == "__main__":

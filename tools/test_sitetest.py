@@ -1,11 +1,12 @@
 """The browser test's own test: on fixture pages, it fails each broken one for the reason it is broken.
 
-Needs Chromium and Playwright (``tools/requirements-site.txt``), so `make
-test` and `make unit` (``pytest tests exercises``) do not collect it; `make
-site-test` runs it, before checking the built site, page by page
-(``tools/test_site_pages.py``, whose runner is tested here too). Chromium is
-installed when it is missing (never skipped): the fixture below calls
-:func:`tools.sitetest.check_site`, which installs it first.
+Needs Chromium, Playwright and pytest-playwright (``tools/requirements-site.txt``),
+so `make test` and `make unit` (``pytest tests exercises``) do not collect it;
+`make site-test` runs it beside the check of the built site, page by page
+(``tools/test_site_pages.py``, whose tests are tested here too). The browser
+is the one those tests have, pytest-playwright's on the system's Chromium
+(``tools/conftest.py``), which installs Chromium when it is missing (never
+skipped); each fixture page opens in a browser context of its own.
 
 The pages: ``tests/site/*.html`` (a clean page and its link target, a broken
 image, math with no MathJax, a script error, broken links, an interactive
@@ -176,8 +177,9 @@ def build_twins(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory):
-    """Every fixture page checked in one browser: ``(failures by page, results, screenshot folder)``."""
+def checked(tmp_path_factory, check_in_own_context):
+    """Every fixture page checked, each in a browser context of its own, then the links between them:
+    ``(failures by page, results, screenshot folder)``."""
     site = tmp_path_factory.mktemp("site")
     for path in FIXTURES.iterdir():
         shutil.copy(path, site / path.name)
@@ -195,9 +197,12 @@ def checked(tmp_path_factory):
     for name, (title, head, body) in written.items():
         (site / name).write_text(PAGE.format(title=title, head=head, body=body), encoding="utf-8")
     shots = tmp_path_factory.mktemp("screenshots")
-    failures, results = sitetest.check_site(site, sorted(EXPECTED), shots)
+    with sitetest.Site(site, shots) as served:
+        for page in sorted(EXPECTED):
+            check_in_own_context(served, page)
+        failures = [f for result in served.results.values() for f in result.failures] + served.link_failures()
     by_page = {page: [f for f in failures if f.page == page] for page in EXPECTED}
-    return by_page, results, shots
+    return by_page, served.results, shots
 
 
 def _kinds(failures) -> set[str]:
@@ -411,20 +416,14 @@ def test_each_page_has_its_screenshot(checked):
         assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no screenshot of {page}"
 
 
-def test_the_command_exits_1_on_a_broken_page_and_0_on_clean_ones(tmp_path, capsys):
-    assert sitetest.main([str(FIXTURES), "--page", "broken-image.html", "--screenshots", str(tmp_path)]) == 1
+def test_the_install_command_names_the_chromium_the_pages_are_checked_in(capsys):
+    assert sitetest.main(["--install"]) == 0
     out = capsys.readouterr().out
-    assert "broken-image.html: <img src='missing.png'> did not load" in out, out
-    assert sitetest.main([str(FIXTURES), "--page", "index.html", "--page", "target.html",
-                          "--screenshots", str(tmp_path)]) == 0
+    assert out.startswith(f"site-test: Chromium is {sitetest.find_chromium()} ("), out
 
 
-def test_no_site_is_a_failure_not_a_pass(tmp_path):
-    assert sitetest.main([str(tmp_path)]) == 2
-
-
-def _run_page_tests(site: Path, screenshots: Path, *pytest_args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "BOOK_SITE_HTML": str(site), "BOOK_SITE_SCREENSHOTS": str(screenshots)}
+def _run_page_tests(site: Path, screenshots: Path, *pytest_args: str, **env: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "BOOK_SITE_HTML": str(site), "BOOK_SITE_SCREENSHOTS": str(screenshots), **env}
     return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "tools" / "test_site_pages.py"),
                            "-p", "no:cacheprovider", "-v", *pytest_args],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -436,14 +435,29 @@ def test_each_page_of_a_site_is_a_test_that_fails_with_the_pages_report(tmp_path
     done = _run_page_tests(FIXTURES, tmp_path, "-k", "index.html or target.html or broken-image or links")
     out = done.stdout
     assert done.returncode == 1, out[-3000:] + done.stderr[-2000:]
-    assert "test_page[index.html] PASSED" in out and "test_page[target.html] PASSED" in out, out[-3000:]
-    assert "test_page[broken-image.html] FAILED" in out, out[-3000:]
+    assert "test_page[chromium-index.html] PASSED" in out, out[-3000:]
+    assert "test_page[chromium-target.html] PASSED" in out, out[-3000:]
+    assert "test_page[chromium-broken-image.html] FAILED" in out, out[-3000:]
     assert "broken-image.html: <img src='missing.png'> did not load" in out, out[-3000:]
-    assert "test_links_and_anchors_between_the_pages FAILED" in out, out[-3000:]
+    assert "test_links_and_anchors_between_the_pages[chromium] FAILED" in out, out[-3000:]
     assert "target.html has no element with id 'not-there'" in out, out[-3000:]
     assert (tmp_path / "index.png").is_file() and (tmp_path / "broken-image.png").is_file()
 
 
+def test_the_page_tests_pass_when_every_page_they_open_is_clean(tmp_path):
+    done = _run_page_tests(FIXTURES, tmp_path, "-k", "index.html or target.html")
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+
+
 def test_no_site_fails_the_page_tests(tmp_path):
-    done = _run_page_tests(tmp_path / "no-site", tmp_path / "shots")
+    done = _run_page_tests(tmp_path / "no-site", tmp_path / "shots", "-rs")
     assert done.returncode == 1 and "no built site in" in done.stdout, done.stdout[-3000:]
+    assert "test_page[chromium-index.html] ERROR" in done.stdout, done.stdout[-3000:]
+    assert "skipped" not in done.stdout and "SKIPPED" not in done.stdout, done.stdout[-3000:]
+
+
+def test_a_chromium_that_does_not_start_fails_the_page_tests_and_skips_none(tmp_path):
+    done = _run_page_tests(FIXTURES, tmp_path, "-k", "index.html", "-rs", CHROMIUM=str(tmp_path / "no-chromium"))
+    out = done.stdout
+    assert done.returncode == 1 and "ERROR" in out and str(tmp_path / "no-chromium") in out, out[-3000:]
+    assert "skipped" not in out and "SKIPPED" not in out, out[-3000:]

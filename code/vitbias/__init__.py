@@ -14,7 +14,9 @@ on the book.
   hand, by the library, as a matrix) and parameter counts;
 - ``data``: the generated world of shapes (textures, cue conflicts, where
   objects may stand) and CIFAR-10;
-- ``literature``: published numbers, each with its paper and table.
+- ``literature``: published numbers, each with its paper and table;
+- ``recorded``: one run's sd that names its kind, and the glued numbers
+  recorded under it for the noise command to measure.
 
 2. Ideas: the models and the mathematics, with no training
 

@@ -228,17 +228,17 @@ def glue_trained(name: str, samples, one_run_sd: float, *, what: str) -> float:
     The band is :func:`band` of the mean. A build whose own seeds spread wider
     than honest seeds would but once in a thousand builds (:func:`spread_limit`)
     is refused (``ValueError``): its band was measured on a narrower spread and
-    no longer holds. While the noise command records (:func:`vitbias.noise.record_glued`),
+    no longer holds. While the noise command records (:func:`vitbias.recorded.record_glued`),
     the values are recorded under ``one_run_sd``'s kind, and no spread is refused:
     it is what is being measured.
     """
-    from . import noise
+    from .recorded import record_glued, recording
 
     values = np.atleast_1d(np.asarray(samples, dtype=float))
     if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
         raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
-    noise.record_glued(name, values, one_run_sd)
-    measuring = noise.recording() is not None  # the spread is what the noise command measures
+    record_glued(name, values, one_run_sd)
+    measuring = recording() is not None  # the spread is what the noise command measures
     if not measuring and len(values) > 1 and values.std(ddof=1) > spread_limit(one_run_sd, len(values)):
         raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
                          f"{len(values)} runs of the measured one-run sd {one_run_sd} reach once in "

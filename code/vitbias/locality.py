@@ -47,25 +47,12 @@ from .geometry import as_pair, grid_coordinates, pairwise_offsets, positive_int
 # float32 model pass with a margin.
 ROW_TOLERANCE = 1e-5
 
-# One run's standard deviation of the locality measures of the ViT on the locality grid (quick
-# profile), measured over the three seeds of each group of the locality chapter's runs, each trained on
-# both CPU kernel sets (the native ones and ATEN_CPU_CAPABILITY=default), the largest over the groups,
-# rounded up to 0.005. A chapter's band of a trained locality number is made from these.
-# - "distance": a mean attention distance as a fraction of uniform attention's (largest 0.0172, the
-#   stem's last layer; a plain layer's at most 0.0105);
-# - "distance, prefix weight dropped": the same with the weight on [CLS] dropped, not renormalised
-#   (0.0616: it moves with the weight a run puts on [CLS]);
-# - "neighbour weight": the first layer's weight on the 8 patches around the query (0.0036);
-# - "cosine": a mean cosine similarity of position vectors (0.0295, the neighbours at the larger size);
-# - "cosine gap": the neighbours' minus the far patches' (0.0398);
-# - "rank": a mean rank correlation over the images between an attention map and the gradient's
-#   (0.0527, the last layer's attention).
-# The pretrained ViT of the probe is one run; its bands take the sds measured over the seeds of the
-# testbed's TinyViTs on its 4 x 4 grid: "pretrained distance, px", a mean attention distance in
-# pixels, and "pretrained cosine", a mean cosine similarity of position vectors.
-ONE_RUN_SD = {"distance": 0.02, "distance, prefix weight dropped": 0.065, "neighbour weight": 0.005,
-              "cosine": 0.03, "cosine gap": 0.04, "rank": 0.055,
-              "pretrained distance, px": 0.5, "pretrained cosine": 0.09}
+# The pretrained ViT of the locality chapter's probe is one run, so its own seeds cannot give its
+# band. Its sds were measured over the seeds of the testbed's TinyViTs on their 4 x 4 grid, on both
+# CPU kernel sets, and rounded up: "distance, px", a mean attention distance in pixels, and
+# "cosine", a mean cosine similarity of position vectors. The other locality numbers' sds are
+# measured from the chapter's own seeds (vitbias.noise).
+PRETRAINED_SD = {"distance, px": 0.5, "cosine": 0.09}
 
 
 # ---------------------------------------------------------------------------

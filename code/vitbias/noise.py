@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import warnings
 from pathlib import Path
 
@@ -39,53 +38,12 @@ import numpy as np
 
 from . import profile as _profile
 from . import runs as _runs
+from .recorded import RECORD_VARIABLE, KindSD, read_recorded, record_glued, recording  # noqa: F401
 
 MEASURED_MODULE = Path(__file__).with_name("noise_measured.py")
 STEP = 0.005  # sds are rounded up to this, and never below it: a test accuracy on 2,000 images resolves 0.0005
-RECORD_VARIABLE = "VITBIAS_NOISE_RECORD"
 PLACEHOLDER_SD = 1.0  # a kind not measured yet, while recording: wide enough that no band refuses the build
 GLUED = "glued values"  # the source of a kind measured from a chapter's glued numbers
-
-
-class KindSD(float):
-    """One run's sd that remembers the chapter and kind it was measured for, so that a recording
-    execution files each glued number under its kind. Arithmetic on it gives a plain float: the sd of
-    a difference or a sum is not one run's sd of any kind, and is not recorded."""
-
-    chapter: str
-    kind: str
-
-    def __new__(cls, value: float, chapter: str, kind: str) -> KindSD:
-        sd = super().__new__(cls, value)
-        sd.chapter, sd.kind = chapter, kind
-        return sd
-
-
-def recording() -> Path | None:
-    """The file glued numbers are recorded to (``$VITBIAS_NOISE_RECORD``), or ``None``."""
-    chosen = os.environ.get(RECORD_VARIABLE, "").strip()
-    return Path(chosen) if chosen else None
-
-
-def record_glued(name: str, values, one_run_sd) -> bool:
-    """While recording, append glued number ``name``'s seed values under ``one_run_sd``'s chapter and
-    kind (one JSON line); returns whether it was recorded (an sd that names no kind is not)."""
-    path = recording()
-    if path is None or not isinstance(one_run_sd, KindSD):
-        return False
-    values = np.atleast_1d(np.asarray(values, dtype=float))
-    line = {"chapter": one_run_sd.chapter, "kind": one_run_sd.kind, "name": name, "values": values.tolist()}
-    with open(path, "a", encoding="utf-8") as out:
-        out.write(json.dumps(line) + "\n")
-    return True
-
-
-def read_recorded(path: Path) -> list[dict]:
-    """The lines :func:`record_glued` wrote to ``path`` (none when it does not exist)."""
-    path = Path(path)
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def measure_glued(chapter: str, recorded: list[list[dict]], skip=()) -> dict[str, dict]:

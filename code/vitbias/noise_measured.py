@@ -37,6 +37,59 @@ MEASURED = {
                 }
             }
         },
+        "locality": {
+            "kernel_sets": 2,
+            "kinds": {
+                "cosine": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_near_large",
+                    "measured": 0.033329,
+                    "runs": 24,
+                    "sd": 0.035
+                },
+                "cosine gap": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_gap_large",
+                    "measured": 0.040119,
+                    "runs": 12,
+                    "sd": 0.045
+                },
+                "distance": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_stem_last",
+                    "measured": 0.022048,
+                    "runs": 66,
+                    "sd": 0.025
+                },
+                "distance, prefix weight dropped": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_first_large_plain",
+                    "measured": 0.065191,
+                    "runs": 6,
+                    "sd": 0.07
+                },
+                "neighbour weight": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_near_first",
+                    "measured": 0.003426,
+                    "runs": 6,
+                    "sd": 0.005
+                },
+                "rank": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_rank_raw",
+                    "measured": 0.056301,
+                    "runs": 12,
+                    "sd": 0.06
+                }
+            }
+        },
         "priors": {
             "kernel_sets": 2,
             "kinds": {
@@ -87,12 +140,100 @@ MEASURED = {
                     "runs": 24,
                     "sd": 0.09
                 },
+                "half blanked, CNN": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_half_cnn_noise",
+                    "measured": 0.041066,
+                    "runs": 24,
+                    "sd": 0.045
+                },
+                "half blanked, CNN, erasing": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_half_cnn_erase_noise",
+                    "measured": 0.036341,
+                    "runs": 24,
+                    "sd": 0.04
+                },
+                "half blanked, ViT": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_half_vit_grid",
+                    "measured": 0.021836,
+                    "runs": 24,
+                    "sd": 0.025
+                },
+                "half blanked, ViT, erasing": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_half_vit_erase_noise",
+                    "measured": 0.047994,
+                    "runs": 24,
+                    "sd": 0.05
+                },
+                "shape bias, CNN": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_bias_cnn_predictive",
+                    "measured": 0.018091,
+                    "runs": 18,
+                    "sd": 0.02
+                },
+                "shape bias, ViT": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_bias_vit_random",
+                    "measured": 0.040476,
+                    "runs": 18,
+                    "sd": 0.045
+                },
+                "share kept": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_match_vit_pgd",
+                    "measured": 0.098955,
+                    "runs": 72,
+                    "sd": 0.1
+                },
                 "train": {
                     "kernel_sets": 2,
                     "largest_in": "ViT / erasing",
                     "measured": 0.001021,
                     "runs": 48,
                     "sd": 0.005
+                },
+                "under attack, CNN": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_pgd_cnn",
+                    "measured": 0.048702,
+                    "runs": 6,
+                    "sd": 0.05
+                },
+                "under attack, CNN, erasing": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_pgd_cnn_erase",
+                    "measured": 0.017722,
+                    "runs": 6,
+                    "sd": 0.02
+                },
+                "under attack, ViT": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_pgd_vit",
+                    "measured": 0.052806,
+                    "runs": 6,
+                    "sd": 0.055
+                },
+                "under attack, ViT, erasing": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "rob_pgd_vit_erase",
+                    "measured": 0.062837,
+                    "runs": 6,
+                    "sd": 0.065
                 }
             }
         },

@@ -87,3 +87,23 @@ def test_the_longest_chapter_of_the_last_build_is_executed_first(tmp_path, monke
 
     executed, _ = booktools.execute_chapters(workers=1, cache_folder=tmp_path / "cache")
     assert executed == ["new", "slow", "quick"]  # a chapter never timed may be the longest
+
+
+def test_a_stale_chapter_leaves_the_cache_even_when_it_was_executed_in_another_checkout(tmp_path, monkeypatch):
+    elsewhere, book = tmp_path / "elsewhere" / "book", tmp_path / "book"
+    elsewhere.mkdir(parents=True)
+    book.mkdir()
+    executed_there = [chapter(elsewhere, "first", "1 + 1"), chapter(elsewhere, "second", "2 + 2")]
+    here = [chapter(book, "first", "1 + 1"), chapter(book, "second", "2 + 2")]
+    cache = tmp_path / "build" / ".jupyter_cache"
+    monkeypatch.setattr(booktools, "CHAPTER_SECONDS", tmp_path / "seconds.json")
+    monkeypatch.setattr(booktools, "notebook_chapters", lambda: executed_there)
+    booktools.execute_chapters(workers=1, cache_folder=cache)
+    monkeypatch.setattr(booktools, "notebook_chapters", lambda: here)
+    assert booktools.unexecuted_chapters(cache) == []  # the cells match: the build would read them
+
+    monkeypatch.setattr(booktools, "BOOK", book)
+    monkeypatch.setattr(booktools, "BUILD", tmp_path / "build")
+    monkeypatch.setattr(booktools, "stale_chapters", lambda profile_name=None: ["first"])
+    assert booktools.invalidate() == ["first"]
+    assert [p.stem for p in booktools.unexecuted_chapters(cache)] == ["first"]

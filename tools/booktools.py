@@ -192,8 +192,9 @@ def invalidate(profile_name: str | None = None) -> list[str]:
 
         cache = get_cache(str(cache_folder))
         for record in cache.list_cache_records():
-            uri = Path(record.uri)
-            if uri.parent == BOOK and uri.stem in stale:
+            # By name, wherever it was executed: the cache matches a notebook by its cells, so an
+            # execution made in another checkout (a cache restored from elsewhere) would be read too.
+            if Path(record.uri).stem in stale:
                 cache.remove_cache(record.pk)
     for stem in stale:
         os.utime(BOOK / f"{stem}.md")

@@ -243,23 +243,71 @@ MEASURED = {
                 "CNN": {
                     "kernel_sets": 2,
                     "largest_in": "CNN",
-                    "measured": 0.001463,
+                    "measured": 0.004748,
                     "runs": 6,
                     "sd": 0.005
+                },
+                "CNN, other side": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_cnn_other",
+                    "measured": 0.017395,
+                    "runs": 6,
+                    "sd": 0.02
+                },
+                "CNN, shifted": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_cnn_shifted",
+                    "measured": 0.007284,
+                    "runs": 6,
+                    "sd": 0.01
                 },
                 "ViT": {
                     "kernel_sets": 2,
                     "largest_in": "ViT",
-                    "measured": 0.029682,
+                    "measured": 0.00896,
                     "runs": 6,
-                    "sd": 0.03
+                    "sd": 0.01
+                },
+                "ViT, other side": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_vit_other",
+                    "measured": 0.008122,
+                    "runs": 6,
+                    "sd": 0.01
                 },
                 "ViT, relative bias": {
                     "kernel_sets": 2,
                     "largest_in": "ViT, relative bias",
-                    "measured": 0.04037,
+                    "measured": 0.010191,
                     "runs": 6,
-                    "sd": 0.045
+                    "sd": 0.015
+                },
+                "ViT, relative bias, other side": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_rel_other",
+                    "measured": 0.01469,
+                    "runs": 6,
+                    "sd": 0.015
+                },
+                "ViT, relative bias, shifted": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_rel_shifted",
+                    "measured": 0.010077,
+                    "runs": 6,
+                    "sd": 0.015
+                },
+                "ViT, shifted": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "sym_trained_vit_shifted",
+                    "measured": 0.004809,
+                    "runs": 6,
+                    "sd": 0.005
                 }
             }
         }

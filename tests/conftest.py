@@ -19,6 +19,7 @@ tests run in several processes; the end of the run merges them into the drift
 report, ``_build/reports/drift.md`` (:func:`tools.booktools.write_drift_report`).
 """
 
+import atexit
 import json
 import os
 import re
@@ -62,6 +63,7 @@ collect_ignore_glob += [str(REFERENCE / current_profile() / "notebooks" / f"{cha
 
 # One log per test process: a process runs one notebook at a time, its cells in order.
 GLUE_LOG = Path(tempfile.mkdtemp(prefix="vitbias-glue-")) / "glued.jsonl"
+atexit.register(shutil.rmtree, GLUE_LOG.parent, ignore_errors=True)
 
 
 def is_notebook_cell(item) -> bool:
@@ -191,6 +193,7 @@ def start_kernel_on_own_sockets(startup_timeout=60, kernel_name="python", **kwar
     failures = []
     for _ in range(KERNEL_STARTS):
         folder = Path(tempfile.mkdtemp(prefix="vitbias-kernel-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)   # its sockets and log, once the tests end
         km = KernelManager(kernel_name=kernel_name, kernel_spec_manager=NbvalKernelspecManager(),
                            transport="ipc", ip=str(folder / "socket"))
         log = folder / "stderr.txt"

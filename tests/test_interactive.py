@@ -140,6 +140,8 @@ def test_the_maps_are_the_patterns_it_was_given_and_a_wrong_resize_is_refused(re
         interactive.position_resize(old, new + 1e-3)
     with pytest.raises(ValueError, match="square grids"):
         interactive.position_resize(old[:, :5], new)
+    with pytest.raises(ValueError, match="of the 24 x 24 grid"):
+        interactive.position_resize(old, new, cell=(6, 24))
 
 
 # Table 5 (book/crossover.md).
@@ -177,6 +179,8 @@ ALL = {
     "sizes": lambda: interactive.patch_size_slider(),
     "table5": lambda: interactive.pretraining_sets(),
     "fields": lambda: interactive.receptive_field_growth(),
+    "resize": lambda: interactive.position_resize(np.eye(3), positions.interpolation_matrix(4, 3) @ np.eye(3)
+                                                  @ positions.interpolation_matrix(4, 3).T, cell=(1, 2)),
 }
 
 
@@ -217,7 +221,7 @@ def test_a_figure_with_a_slider_offers_a_table_with_one_row_per_step_saying_what
     html = interactive.show(fig, "a-figure").html()
     table = re.search(r'<details class="vitbias-plotly-table" id="a-figure-table">.*?</details>', html, re.S)
     if not fig.layout.sliders:
-        assert table is None
+        assert "step by step" not in html
         return
     rows = re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', table.group(0))
     steps = fig.layout.sliders[0].steps
@@ -226,6 +230,46 @@ def test_a_figure_with_a_slider_offers_a_table_with_one_row_per_step_saying_what
         title = frame(fig, step.args[0][0]).layout.title.text
         assert shown == html_module.escape(title.replace("<br>", "; "))
     assert '<th scope="col">what the figure shows</th>' in table.group(0)
+
+
+@pytest.mark.parametrize("build", ALL.values(), ids=ALL.keys())
+def test_no_figure_keeps_its_numbers_behind_the_pointer_a_table_offers_them(build):
+    fig = build()
+    html = interactive.show(fig, "a-figure").html()
+    table = re.search(r'<details class="vitbias-plotly-table" id="a-figure-table"><summary>(.+?)</summary>'
+                      r"<table><thead><tr>(.*?)</tr></thead><tbody>(.*?)</tbody></table></details>", html, re.S)
+    assert table is not None, "a reader who cannot point at the figure or move its slider has no table"
+    columns = re.findall(r'<th scope="col">(.*?)</th>', table.group(2))
+    rows = re.findall(r"<tr>(.*?)</tr>", table.group(3))
+    assert rows and all(len(re.findall(r"<t[hd]\b", row)) == len(columns) for row in rows)
+
+
+def test_the_table_of_table_5_holds_every_published_number_and_says_where_a_model_was_not_reported():
+    table = interactive.data_table(interactive.pretraining_sets().to_plotly_json())
+    rows = {row[0]: row[1:] for row in table["rows"]}
+    assert set(rows) == {m for m, _ in lit.VIT_TABLE5} | {"BiT ResNet152x4"}
+    for model, cells in rows.items():
+        for pretraining, cell in zip(lit.PRETRAINING_SETS, cells):
+            published = (lit.BIT_R152X4[pretraining] if model == "BiT ResNet152x4"
+                         else lit.VIT_TABLE5.get((model, pretraining)))
+            assert cell == (f"{published.value:.2f}" if published else "not reported")
+    assert rows["ViT-H/14"][0] == "not reported"   # Table 5 has no ViT-H/14 pretrained on ImageNet-1k alone
+
+
+def test_the_table_of_the_resize_gives_each_new_index_its_two_old_ones_and_the_weights_of_four_weights(resize):
+    _, _, fig = resize
+    rows = interactive.data_table(fig.to_plotly_json())["rows"]
+    assert len(rows) == 24
+    (r0, r1), (c0, c1), weights = positions.four_weights(6, 10, old_grid=14, new_grid=24)
+    assert rows[6][1] == f"{r0} and {r1}" and rows[10][1] == f"{c0} and {c1}"
+    row_w, col_w = [float(w) for w in rows[6][2].split(" and ")], [float(w) for w in rows[10][2].split(" and ")]
+    assert np.allclose(np.outer(row_w, col_w), weights, atol=0.01)   # the cell's weights: the outer product
+
+
+def test_a_table_whose_rows_do_not_match_its_columns_is_refused():
+    spec = {"layout": {"meta": {"table": {"summary": "s", "columns": ["a", "b"], "rows": [[1]]}}}}
+    with pytest.raises(ValueError, match="as long as the columns"):
+        interactive.data_table(spec)
 
 
 def test_the_table_of_the_layers_names_each_layer_and_what_the_convolutions_see():

@@ -92,9 +92,21 @@ def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shu
     assert plan.LOCAL_ROUTE_NAME not in plan.prior_routes(budget)
 
 
+def test_every_route_of_the_testbed_trains_at_the_larger_route_size_and_the_plain_models_at_every_size():
+    budget = profile.budget("quick")
+    priors, n = plan.priors(budget), budget.route_sizes[-1]
+    for name in plan.prior_routes(budget):
+        shuffled = (0.0, 1.0) if name in plan.SHUFFLED_ROUTES else (0.0,)
+        assert {key[1:] for key in priors if key[0] == name} == {(n, s, p) for s in budget.seeds for p in shuffled}
+    for name in ("CNN", "ViT"):
+        ordered = {key[1:3] for key in priors if key[0] == name and key[3] == 0.0}
+        assert ordered == {(size, s) for size in budget.train_sizes for s in budget.seeds}
+    assert {key[1:] for key in priors if key[0] == "CNN" and key[3] == 1.0} == {(n, s, 1.0) for s in budget.seeds}
+
+
 def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts_the_missing(tmp_path):
     budget = profile.budget("quick")
-    priors, n = plan.priors(budget), budget.route_sizes[0]
+    priors, n = plan.priors(budget), budget.route_sizes[-1]
     configs = [priors[name, n, 0, 0.0] for name in ("CNN", "ViT", "conv stem")]
     distilled = priors["distilled from the CNN", n, 0, 0.0]
     for i, config in enumerate(configs[:2]):

@@ -168,17 +168,19 @@ def symmetry_groups(budget) -> dict[str, dict]:
 
 def priors_groups(budget) -> dict[str, dict]:
     """The priors chapter's own runs by kind of number: ``"routes"``, the test accuracy of every route
-    of :func:`vitbias.plan.prior_routes` at every route size (one kind, so that its sd is the largest
-    over many groups, not one group's three seeds); ``"finer grid"``, the plain ViT's on the locality
-    grid, and ``"hard locality"``, the hard-locality route's there; ``"train"``, the training accuracy
-    of every model of the testbed's grid. The plain CNN and ViT are the crossover chapter's runs,
-    measured there."""
+    of :func:`vitbias.plan.prior_routes` (one kind, so that its sd is the largest over many groups, not
+    one group's three seeds); ``"finer grid"``, the plain ViT's on the locality grid, and ``"hard
+    locality"``, the hard-locality route's there; ``"train"``, the training accuracy of every model of
+    the testbed's grid at the routes' size. The plain CNN and ViT are the crossover chapter's runs,
+    measured there; their curves at the other sizes are that chapter's numbers."""
     from .plan import LOCAL_ROUTE_NAME, prior_routes, priors
 
-    routes = set(prior_routes(budget))
+    routes, size = set(prior_routes(budget)), budget.route_sizes[-1]
     kinds: dict[str, dict] = {}
     for (name, n, _seed, shuffled), config in priors(budget).items():
         group = (name, n, shuffled)
+        if name in ("CNN", "ViT") and n != size:
+            continue
         if name in ("ViT, finer grid", LOCAL_ROUTE_NAME):
             kind = "finer grid" if name == "ViT, finer grid" else "hard locality"
             kinds.setdefault(kind, {}).setdefault(group, []).append(config)

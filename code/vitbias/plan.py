@@ -242,34 +242,34 @@ def locality(budget) -> dict:
 
 
 def priors(budget) -> dict:
-    """``(name, n, seed, shuffled fraction)``: the CNN, the ViT and every route of :func:`prior_routes`
-    at each of ``budget.route_sizes``, every model under the rule by which it fits its training set
-    (the CNN's and the plain ViT's runs are the crossover chapter's), and on shuffled images (the
-    largest route size) the CNN and :data:`SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by
-    the crossover chapter's theorem, distributed as on ordered ones); on the locality grid, at
-    :func:`locality_sizes` and shuffled at the smaller, the plain ViT (``"ViT, finer grid"``, the
-    locality chapter's runs) and hard locality (:data:`LOCAL_ROUTE_NAME`); and the plain ViT at the
-    testbed's smallest size, the floor below the route sizes."""
-    sizes, seeds = budget.route_sizes, budget.seeds
-    floor = budget.train_sizes[0]
-    wanted = {("ViT", floor, s, 0.0): runs.experiment(budget, "vit", floor, s, fit=True) for s in seeds}
-    for n in sizes:
+    """``(name, n, seed, shuffled fraction)``: every route of :func:`prior_routes` at the larger of
+    ``budget.route_sizes``, where the plain ViT is far off its floor and still far below what more
+    data gives it (the data-scarce regime a prior is for), every model under the rule by which it fits
+    its training set; the CNN and the plain ViT at every size of the testbed (the crossover chapter's
+    runs), the curves a route's accuracy is read against; on shuffled images, at the routes' size, the
+    CNN and :data:`SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by the crossover chapter's
+    theorem, distributed as on ordered ones); on the locality grid, at :func:`locality_sizes` and
+    shuffled at the smaller, the plain ViT (``"ViT, finer grid"``, the locality chapter's runs) and hard
+    locality (:data:`LOCAL_ROUTE_NAME`)."""
+    n, seeds = budget.route_sizes[-1], budget.seeds
+    wanted = {}
+    for size in budget.train_sizes:
         for s in seeds:
-            for p in ((0.0, 1.0) if n == sizes[-1] else (0.0,)):
-                wanted["CNN", n, s, p] = runs.experiment(budget, "cnn", n, s, permute=p, fit=True)
-                if p == 0.0:
-                    wanted["ViT", n, s, p] = runs.experiment(budget, "vit", n, s, fit=True)
-                for name, (route, augment) in prior_routes(budget).items():
-                    if p == 0.0 or name in SHUFFLED_ROUTES:
-                        wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route,
-                                                                augment=augment, permute=p, fit=True)
+            wanted["CNN", size, s, 0.0] = runs.experiment(budget, "cnn", size, s, fit=True)
+            wanted["ViT", size, s, 0.0] = runs.experiment(budget, "vit", size, s, fit=True)
+    for s in seeds:
+        wanted["CNN", n, s, 1.0] = runs.experiment(budget, "cnn", n, s, permute=1.0, fit=True)
+        for name, (route, augment) in prior_routes(budget).items():
+            for p in ((0.0, 1.0) if name in SHUFFLED_ROUTES else (0.0,)):
+                wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route, augment=augment,
+                                                        permute=p, fit=True)
     small, large = locality_sizes(budget)
-    for n in (small, large):
+    for size in (small, large):
         for s in seeds:
-            for p in ((0.0, 1.0) if n == small else (0.0,)):
-                wanted["ViT, finer grid", n, s, p] = on_locality_grid(budget, n, s, permute=p)
-                wanted[LOCAL_ROUTE_NAME, n, s, p] = on_locality_grid(budget, n, s, route=LOCAL_ROUTE,
-                                                                     permute=p)
+            for p in ((0.0, 1.0) if size == small else (0.0,)):
+                wanted["ViT, finer grid", size, s, p] = on_locality_grid(budget, size, s, permute=p)
+                wanted[LOCAL_ROUTE_NAME, size, s, p] = on_locality_grid(budget, size, s, route=LOCAL_ROUTE,
+                                                                        permute=p)
     return wanted
 
 

@@ -24,6 +24,12 @@ book's Sphinx extension, ``tools/booksite.py``, adds that script once to each
 page holding a figure marked with :data:`MARKER`); anywhere else (a PDF, a
 plain notebook front end) the cell shows its static image, or a sentence.
 
+No number is kept behind the pointer: a figure with a slider gets two buttons
+that step it and a table of its steps; a figure read by hovering carries its
+numbers as a table in ``layout.meta["table"]`` (:func:`data_table`). Both
+tables are folded under the figure, for a reader with a keyboard or a screen
+reader.
+
 Arrays enter the figures as lists, so their JSON holds decimal numbers a test
 and a reader can check, not base64 blobs.
 """
@@ -148,19 +154,41 @@ def step_rows(spec: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def _folded_table(name: str, summary: str, columns, rows) -> str:
+    """An HTML table folded under ``summary``: a header row of ``columns``, then ``rows``, the first cell of
+    each a row header."""
+    head = "".join(f'<th scope="col">{markup.escape(str(c))}</th>' for c in columns)
+    body = "".join(f'<tr><th scope="row">{markup.escape(str(row[0]))}</th>'
+                   + "".join(f"<td>{markup.escape(str(cell))}</td>" for cell in row[1:]) + "</tr>"
+                   for row in rows)
+    return (f'<details class="{MARKER}-table" id="{name}-table"><summary>{markup.escape(summary)}</summary>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></details>\n")
+
+
+def data_table(spec: dict) -> dict | None:
+    """The numbers a figure without a slider shows on hover, as ``layout.meta["table"]`` holds them:
+    ``{"summary": ..., "columns": [...], "rows": [[...], ...]}``, or ``None``. A reader who cannot point
+    at the figure reads them there instead."""
+    table = ((spec.get("layout") or {}).get("meta") or {}).get("table")
+    if table is None:
+        return None
+    if set(table) != {"summary", "columns", "rows"} or any(len(row) != len(table["columns"])
+                                                            for row in table["rows"]):
+        raise ValueError("a figure's table needs a summary, columns and rows as long as the columns")
+    return table
+
+
 def _step_table(name: str, spec: dict) -> str:
-    """The figure's steps as an HTML table a screen reader can read, folded under its summary: one row per
-    step of the slider (:func:`step_rows`), for a reader who cannot see the figure or move its slider."""
+    """The figure as an HTML table a screen reader can read, folded under its summary: with a slider, one
+    row per step (:func:`step_rows`), for a reader who cannot see the figure or move its slider; without
+    one, the numbers it shows on hover (:func:`data_table`), for a reader who cannot point at it."""
     rows = step_rows(spec)
     if not rows:
-        return ""
+        table = data_table(spec)
+        return "" if table is None else _folded_table(name, table["summary"], table["columns"], table["rows"])
     slider = spec["layout"]["sliders"][0]
     heading = ((slider.get("currentvalue") or {}).get("prefix") or "step").strip(" =:") or "step"
-    body = "".join(f'<tr><th scope="row">{markup.escape(label)}</th><td>{markup.escape(shown)}</td></tr>'
-                   for label, shown in rows)
-    return (f'<details class="{MARKER}-table" id="{name}-table"><summary>The figure as a table, step by '
-            f'step</summary><table><thead><tr><th scope="col">{markup.escape(heading)}</th>'
-            f'<th scope="col">what the figure shows</th></tr></thead><tbody>{body}</tbody></table></details>\n')
+    return _folded_table(name, "The figure as a table, step by step", (heading, "what the figure shows"), rows)
 
 
 class Interactive:
@@ -416,6 +444,8 @@ def position_resize(old_pattern, new_pattern, cell=(6, 10)) -> go.Figure:
     if old.ndim != 2 or new.ndim != 2 or old.shape[0] != old.shape[1] or new.shape[0] != new.shape[1]:
         raise ValueError(f"expected two square grids, got {old.shape} and {new.shape}")
     n, m = old.shape[0], new.shape[0]
+    if not all(isinstance(k, (int, np.integer)) and 0 <= k < m for k in cell) or len(cell) != 2:
+        raise ValueError(f"cell must be (row, column) of the {m} x {m} grid, got {cell!r}")
     A = positions.interpolation_matrix(m, n)
     if not np.allclose(A @ old @ A.T, new, atol=1e-5):
         raise ValueError(f"new_pattern is not the bilinear resize of old_pattern from {n} x {n} to {m} x {m}")
@@ -451,8 +481,14 @@ def position_resize(old_pattern, new_pattern, cell=(6, 10)) -> go.Figure:
     fig.update_yaxes(showticklabels=False, ticks="", autorange="reversed", constrain="domain")
     fig.update_yaxes(scaleanchor="x", row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", row=1, col=2)
+    # The weights of a new cell are the product of its row's and its column's, and rows and columns
+    # resize alike: one line per new index says all that hovering shows.
+    table = {"summary": f"The resize as a table: the two old rows (or columns) each of the {m} new ones "
+                        "averages, and their weights",
+             "columns": ["new row or column", "old ones it averages", "their weights"],
+             "rows": [[int(k), f"{lower[k]} and {upper[k]}", f"{1 - t[k]:.2f} and {t[k]:.2f}"] for k in range(m)]}
     fig.update_layout(template=TEMPLATE, height=430, margin={"t": 60},
-                      meta={"hover_boxes": {"trace": 1, "old": ["x", "y"], "new": ["x2", "y2"]}})
+                      meta={"hover_boxes": {"trace": 1, "old": ["x", "y"], "new": ["x2", "y2"]}, "table": table})
     return fig
 
 
@@ -484,8 +520,12 @@ def pretraining_sets(table5: dict | None = None, bit: dict | None = None, images
                      ticktext=[f"{s} ({images[s].value / 1e6:.1f}M)" for s in sets],
                      title={"text": "pretraining set (images)"})
     fig.update_yaxes(title={"text": "ImageNet top-1 after fine-tuning (%)"})
+    table = {"summary": "The figure as a table: ImageNet top-1 (%) of each model after each pretraining set",
+             "columns": ["model", *[f"{s} ({images[s].value / 1e6:.1f}M images)" for s in sets]],
+             "rows": [[m, *[f"{table5[(m, s)].value:.2f}" if (m, s) in table5 else "not reported" for s in sets]]
+                      for m in models] + [["BiT ResNet152x4", *[f"{bit[s].value:.2f}" for s in sets]]]}
     fig.update_layout(template=TEMPLATE, height=450, hovermode="closest", colorway=[
-        "#440154", "#3b528b", "#21918c", "#5ec962", "#b5de2b"], margin={"t": 30})
+        "#440154", "#3b528b", "#21918c", "#5ec962", "#b5de2b"], margin={"t": 30}, meta={"table": table})
     return fig
 
 

@@ -75,7 +75,12 @@ on the book.
 - ``noise``: one run's standard deviation, measured from the run cache over
   seeds and kernel sets, from which the bands of trained numbers are made;
 - ``noise_measured``: what ``python -m tools.booktools noise`` measured
-  (generated).
+  (generated);
+- ``evidence``: what a chapter found, the numbers its prose glues, each with
+  the tolerance its kind calls for (exact, rounding, a band over seeds, an
+  unchecked verdict), and the claims its page asserts;
+- ``chapters``: one module per chapter that measures, holding its analysis:
+  ``measure`` turns the chapter's runs or computations into its evidence.
 
 6. Book helpers and figures
 

@@ -1,0 +1,514 @@
+"""The crossover chapter: a small CNN against a TinyViT at growing sizes, on the plain images and in worlds
+that break the convolution's assumption by degrees, and what crop, flip and pretraining buy back."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import data, literature, models, noise, plan, profile, scaling, toy
+from ..evidence import Evidence, band, compare, compared_numbers
+
+MODELS = {"cnn": "small CNN", "vit": "TinyViT"}
+DATASETS = {"shapes": "generated shapes", "cifar10": "CIFAR-10"}
+BY_HEART = 0.95  # every seed's training accuracy at least this: the set is learned by heart
+CEILING = 0.90  # the CNN's mean on the smallest set at most this, so that its curve can climb
+FITS = 0.99  # the lowest mean training accuracy over the sizes that counts as fitting every set
+GENERALISES_WORSE = 0.2  # test accuracy this far below training accuracy: far better fitted than generalised
+LIMITED = 0.02  # a gain from doubling the steps above this counts as compute-limited
+# One run's fitted exponent: sd 0.19, the band of 0.5 the exponents had (the seeds' sd measured on the
+# reference build: at most 0.10, the CNN's).
+EXPONENT_SD = 0.19
+# "The same accuracy" must rule out a difference of half what the last rung costs the CNN at that size
+# (Evidence.equivalent refuses a wider margin), and 0.05 of accuracy does.
+MARGIN = 0.05
+ALPHA = 0.05  # scaling.equivalent's level for each one-sided test
+# One pretraining run, probed on each seed's labels: it moves as one run of a new seed would on
+# another CPU, sd 0.055 measured over seeds and kernel sets; the probe of the random weights sd 0.011
+# (the band of 0.05 it had).
+PROBE_SD = {"pretrained": 0.055, "random weights": 0.011}
+PROBE_TAGS = {"pretrained": "pretrained", "random weights": "random"}
+TOY_BETAS = (0.1, 0.6)  # the bias toy's drifts: a little wrong and very wrong
+SOURCE_LAB = literature.LAB_CROSSOVER  # the lab's table (CIFAR-10, a T4 GPU), as printed there
+ROUNDING = "float64 rounding of two trainings that are equal in exact arithmetic"
+TWINS_ROUNDING = 1e-9
+TOO_CLOSE = ("cannot be told apart ({apart:.3f} apart, where {seeds} seeds resolve only "
+             "{resolvable:.3f} or more) from")
+
+
+def one_run_sds() -> dict:
+    """One run's sd by kind (:func:`vitbias.noise.one_run_sd`), the largest over this chapter's groups of
+    runs that differ only by seed, pooled over kernel sets: each model's test accuracy (``"cnn"``,
+    ``"vit"``), training accuracy (``"train"``) and the TinyViT's on the largest set."""
+    found = {kind: noise.one_run_sd("crossover", kind) for kind in ("cnn", "vit", "train")}
+    found["vit, largest set"] = noise.one_run_sd("crossover", "vit, largest set")
+    return found
+
+
+def curve(done: dict, budget, model: str, world: str = "plain", metric: str = "accuracy") -> np.ndarray:
+    """``(sizes, seeds)``: ``metric`` (``"accuracy"`` or ``"train_accuracy"``) of ``model``'s runs in
+    ``world`` at every size and seed of ``budget``."""
+    return np.array([[getattr(done[model, n, s, world], metric) for s in budget.seeds]
+                     for n in budget.train_sizes])
+
+
+def fitted_laws(budget, accuracy: dict) -> dict:
+    """model -> the power law through its mean test errors above the test set's resolution;
+    ``accuracy``: model -> ``(sizes, seeds)``."""
+    return {m: scaling.power_law(budget.train_sizes, 1 - values.mean(axis=1), 1 / budget.test_size)
+            for m, values in accuracy.items()}
+
+
+def _for_good(flags) -> int | None:
+    """The first index from which on every flag holds, ``None`` when the last does not."""
+    return next((i for i in range(len(flags)) if all(flags[i:])), None)
+
+
+def _check_runs(budget, done: dict) -> None:
+    wanted = set(plan.crossover(budget)) - {"pretraining"} | {("vit", "half steps", s) for s in budget.seeds}
+    missing = sorted(map(str, wanted - set(done)))
+    if missing:
+        raise ValueError(f"done must hold the runs of plan.crossover(budget) and the TinyViT's half-step runs; "
+                         f"missing {len(missing)}: {', '.join(missing[:3])}")
+
+
+def measure(budget, done: dict, built: dict) -> Evidence:
+    """The chapter's evidence but the twin trainings' (:func:`measure_twins`) and the probe's
+    (:func:`measure_probe`).
+
+    ``done``: the runs of :func:`vitbias.plan.crossover` by key, each with
+    ``accuracy``, ``train_accuracy`` and ``config``; ``built``: ``"cnn"`` and
+    ``"vit"`` -> the model built from the budget's configuration, whose
+    parameters are counted.
+    """
+    _check_runs(budget, done)
+    if set(built) != set(MODELS):
+        raise ValueError(f"built must map {tuple(MODELS)} to their models, got {tuple(built)}")
+    found, sd = Evidence("crossover"), one_run_sds()
+    accuracy = {m: curve(done, budget, m) for m in MODELS}
+    fitted = {m: curve(done, budget, m, metric="train_accuracy") for m in MODELS}
+    _testbed(found, budget)
+    _models(found, budget, {m: models.parameter_count(model) for m, model in built.items()})
+    _curves(found, budget, accuracy, fitted, sd)
+    exponent = _power_laws(found, budget, accuracy)
+    _data_hunger(found, budget, done, accuracy, fitted, sd)
+    _slopes(found, budget, accuracy, exponent)
+    _ladder(found, budget)
+    _worlds(found, budget, done, accuracy, sd)
+    _toy(found)
+    _theorem_and_control(found, budget, done, sd)
+    _recipe(found, budget, done, sd)
+    _source(found, budget, accuracy)
+    return found
+
+
+def _testbed(found: Evidence, budget) -> None:
+    """The world, the recipe and each model's step rule: the shared one for the CNN, the budget's
+    fitting rule for the TinyViT."""
+    sizes, batch = budget.train_sizes, budget.train["batch_size"]
+    vit_rule = {key: budget.fitted.get("vit", {}).get(key, getattr(budget, key))
+                for key in ("epochs", "min_steps", "max_steps")}
+    passes = {m: [budget.steps(n, m) * batch / n for n in sizes] for m in MODELS}
+    capped = [n for n in sizes if budget.steps(n, "cnn") == budget.max_steps]
+    for name, value in {
+        "cross_profile": profile.current_profile(), "cross_dataset": DATASETS[budget.dataset["name"]],
+        "cross_n_sizes": len(sizes), "cross_size_span": sizes[-1] / sizes[0],
+        "cross_n_seeds": len(budget.seeds), "cross_size_0": sizes[0], "cross_size_last": sizes[-1],
+        "cross_test_size": budget.test_size, "cross_batch": batch, "cross_epochs": budget.epochs,
+        "cross_min_steps": budget.min_steps, "cross_max_steps": budget.max_steps,
+        "cross_lr": budget.train["lr"], "cross_weight_decay": budget.train["weight_decay"],
+        "cross_classes": len(data.SHAPE_CLASSES), "cross_vit_epochs": vit_rule["epochs"],
+        "cross_vit_min_steps": vit_rule["min_steps"], "cross_vit_max_steps": vit_rule["max_steps"],
+        "cross_steps_0": budget.steps(sizes[0], "cnn"), "cross_steps_last": budget.steps(sizes[-1], "cnn"),
+        "cross_vit_steps_last": budget.steps(sizes[-1], "vit"), "cross_epochs_last": passes["cnn"][-1],
+        "cross_epochs_0": passes["cnn"][0], "cross_vit_epochs_last": passes["vit"][-1],
+        "cross_first_capped": capped[0] if capped else 0,
+    }.items():
+        found.number(name, value)
+    found.claim("the step cap binds from some size on, the largest among them",
+                bool(capped) and capped[-1] == sizes[-1])
+    found.claim("the TinyViT's step rule gives it at least the CNN's steps at every size and more at the "
+                "largest", all(budget.steps(n, "vit") >= budget.steps(n, "cnn") for n in sizes)
+                and budget.steps(sizes[-1], "vit") > budget.steps(sizes[-1], "cnn"))
+
+
+def _models(found: Evidence, budget, params: dict) -> None:
+    """The two architectures: ``params``, model -> its parameter count."""
+    cnn, vit = budget.cnn, budget.vit
+    for name, value in {
+        "cross_cnn_params": params["cnn"], "cross_cnn_layers": sum(cnn["depth"]),
+        "cross_cnn_width_first": cnn["channels"][0], "cross_cnn_width_last": cnn["channels"][-1],
+        "cross_vit_params": params["vit"], "cross_vit_patch": vit["patch_size"],
+        "cross_vit_tokens": (vit["img_size"] // vit["patch_size"]) ** 2, "cross_vit_depth": vit["depth"],
+        "cross_vit_width": vit["embed_dim"],
+    }.items():
+        found.number(name, value)
+    found.claim("the CNN is the smaller of the two models", params["cnn"] < params["vit"])
+
+
+def _curves(found: Evidence, budget, accuracy: dict, fitted: dict, sd: dict) -> None:
+    """Both models' test accuracy at every size and training accuracy at the ends, on the plain images:
+    ``accuracy`` and ``fitted``, model -> ``(sizes, seeds)``."""
+    sizes = budget.train_sizes
+    for m, name in MODELS.items():
+        for i, n in enumerate(sizes):
+            found.trained(f"cross_{m}_acc_{i}", accuracy[m][i], sd[m],
+                          what=f"test accuracy of the {name} trained on {n:,} images")
+        found.trained(f"cross_{m}_acc_last", accuracy[m][-1], sd[m],
+                      what=f"test accuracy of the {name} trained on the largest set")
+        for tag, i in (("0", 0), ("last", -1)):
+            found.trained(f"cross_{m}_train_acc_{tag}", fitted[m][i], sd["train"],
+                          what=f"training accuracy of the {name} trained on {sizes[i]:,} images")
+        found.trained(f"cross_{m}_train_acc_min_0", fitted[m][0].min(), sd["train"],
+                      what=f"the lowest training accuracy of a seed of the {name} at {sizes[0]:,} images")
+    found.claim(f"both models learn their smallest training set by heart, every seed at least {BY_HEART}",
+                all(fitted[m][0].min() >= BY_HEART for m in MODELS))
+    found.claim(f"the CNN's mean on the smallest set is at most {CEILING}, so its curve can climb",
+                accuracy["cnn"][0].mean() <= CEILING)
+
+
+def _power_laws(found: Evidence, budget, accuracy: dict) -> dict:
+    """A power law through each seed's errors above the test set's resolution; returns model ->
+    ``(seeds,)`` exponents, whose mean and spread over seeds are glued."""
+    resolution, laws = 1 / budget.test_size, fitted_laws(budget, accuracy)
+    exponent = {m: np.array([scaling.power_law(budget.train_sizes, 1 - accuracy[m][:, j], resolution).exponent
+                             for j in range(len(budget.seeds))]) for m in MODELS}
+    for m, values in exponent.items():
+        found.trained(f"cross_{m}_exponent", values, EXPONENT_SD,
+                      what=f"exponent of a power law fitted to the errors of one seed of the {MODELS[m]}")
+        found.number(f"cross_{m}_exponent_sd", values.std(ddof=1), abs=band(EXPONENT_SD, len(budget.seeds)),
+                     why="standard deviation over seeds of fitted exponents, which moves with them: the band "
+                         "of their mean")
+        found.number(f"cross_{m}_fit_from", laws[m].used[0])
+        found.number(f"cross_{m}_fit_to", laws[m].used[-1])
+    return exponent
+
+
+STEPS_READING = {
+    "more": f"{{apart:.3f}} above the limit of {LIMITED}, more than the {{resolvable:.3f}} its {{seeds}} "
+            "seeds resolve, so the largest point is still limited by our compute: it is a lower bound on "
+            "what those images can teach the TinyViT, and more steps would raise it",
+    "less": f"{{apart:.3f}} below the limit of {LIMITED}, more than the {{resolvable:.3f}} its {{seeds}} "
+            "seeds resolve, so more steps would buy little: the largest point measures the data, not our "
+            "compute",
+    "same": f"{{apart:.3f}} from the limit of {LIMITED}, less than the {{resolvable:.3f}} its {{seeds}} "
+            "seeds resolve, so these seeds cannot say whether the largest point is limited by our compute; "
+            "it may be a lower bound on what those images can teach the TinyViT"}
+
+
+def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: dict, sd: dict) -> None:
+    """Who wins at each size (Welch's t test on the seeds), how well each model fits, and whether the
+    TinyViT's largest point is limited by its steps: each seed's run there with half its steps, paired
+    with its full run (the same images and initial weights)."""
+    sizes, chance = budget.train_sizes, 1 / len(data.SHAPE_CLASSES)
+    found.number("cross_chance", chance)
+    wins = {compare(c, v) for c, v in zip(accuracy["cnn"], accuracy["vit"])}
+    found.verdict("cross_wins_text", "the CNN wins at every size" if wins == {"more"} else
+                  "the TinyViT wins at every size" if wins == {"less"} else "neither model wins at every size")
+    found.compared("cross_acc_0_text", accuracy["cnn"][0], accuracy["vit"][0],
+                   more="ahead of the TinyViT", less="behind the TinyViT",
+                   same="{apart:.3f} from the TinyViT, a difference {seeds} seeds cannot resolve (they "
+                        "resolve only {resolvable:.3f} or more)")
+    found.claim("the TinyViT on the smallest set is below twice chance", accuracy["vit"][0].mean() < 2 * chance)
+    found.number("cross_fits", FITS)
+    for m, name in MODELS.items():
+        lowest = int(np.argmin(fitted[m].mean(axis=1)))
+        found.trained(f"cross_{m}_fit_min", fitted[m][lowest], sd["train"],
+                      what=f"the lowest mean training accuracy over the sizes of the {name}")
+    found.claim(f"both models fit every training set: the lowest mean training accuracy at least {FITS}",
+                all(fitted[m].mean(axis=1).min() >= FITS for m in MODELS))
+    half = [done["vit", "half steps", s] for s in budget.seeds]
+    gains = accuracy["vit"][-1] - np.array([run.accuracy for run in half])  # (seeds,)
+    found.number("cross_steps_limited_at", LIMITED)
+    found.number("cross_half_steps", half[0].config["train"]["steps"])
+    # Stopped at half its steps on the largest set, the TinyViT is mid-way through its fastest gains and
+    # moves far more from one CPU to another than a fitted run: one group of the "vit" kind, it takes that
+    # kind's sd. The gain of a seed from half to all of its steps is the difference of two runs.
+    found.trained("cross_vit_half_acc", [run.accuracy for run in half], sd["vit"],
+                  what="test accuracy of the TinyViT on the largest set with half its steps")
+    found.trained("cross_steps_doubling_gain", gains, float(np.hypot(sd["vit, largest set"], sd["vit"])),
+                  what="what doubling the TinyViT's steps on the largest set gains, seed by seed")
+    found.trained("cross_half_fit", [run.train_accuracy for run in half], sd["train"],
+                  what="training accuracy of the TinyViT on the largest set with half its steps")
+    found.compared("cross_steps_reading", gains, LIMITED, **STEPS_READING)
+    first = _for_good([compare(a, accuracy["vit"][-1]) == "more" for a in accuracy["cnn"]])
+    found.verdict("cross_cnn_beats_text", f"once it has {sizes[first]:,} images of its own" if first is not None
+                  else "with none of the training sets measured here")
+
+
+MEET = {"more": "move apart as data grow and predict no crossing at any larger size",
+        "same": "have slopes the seeds cannot tell apart and predict no crossing",
+        "less": "close in on each other, the TinyViT's error falling faster, and would meet beyond the sizes "
+                "measured"}
+
+
+def _slopes(found: Evidence, budget, accuracy: dict, exponent: dict) -> None:
+    """Which error falls faster (Welch's t test on the seeds' exponents), and where the fitted laws meet:
+    nowhere ahead when the CNN's is the steeper or the seeds cannot tell, else where they cross."""
+    slopes = exponent["cnn"], exponent["vit"]
+    steeper = found.compared("cross_faster", *slopes, more="faster than", less="more slowly than",
+                             same="neither faster nor slower, as far as {seeds} seeds can tell (exponents "
+                                  "{apart:.2f} apart, where they resolve only {resolvable:.2f} or more), than")
+    found.compared("cross_toy_text", *slopes, more="there is nothing for the TinyViT to overtake",
+                   less="the TinyViT closes in on it", same="neither closes in on the other")
+    found.verdict("cross_meet_text", MEET[steeper])
+    laws = fitted_laws(budget, accuracy)
+    found.claim("where the TinyViT's error falls faster, the fitted laws meet beyond the sizes measured",
+                steeper != "less" or scaling.crossing(laws["cnn"], laws["vit"]) > budget.train_sizes[-1])
+
+
+def _ladder(found: Evidence, budget) -> None:
+    """The worlds: after the shuffle, blocks of growing size, the last the whole patch; and the controls."""
+    ladder, patch = plan.ladder(budget), budget.vit["patch_size"]
+    blocks = plan.world_blocks(patch)
+    found.number("cross_block_0", blocks[0])
+    found.number("cross_n_rungs", len(ladder) - 1)
+    found.number("cross_n_worlds", len(plan.worlds(budget)) - 1)
+    found.number("cross_n_controls", len(plan.CONTROL_WORLDS))
+    found.claim("after the shuffle the rungs permute pixels in blocks of growing size, the last the whole "
+                "patch", len(blocks) >= 2 and blocks[-1] == patch and len(ladder) == 2 + len(blocks)
+                and ladder[:2] == ("plain", "patches shuffled") and all(np.diff(blocks) > 0))
+
+
+ORDER = {
+    "monotone": "never comes later as the rungs go up, and comes earlier on the last rung than on the "
+                "first: the more wrong the convolution's assumption, the fewer images the TinyViT needs "
+                "to win",
+    "earlier": "comes earlier on the last rung than on the first, though not at every step up the ladder: "
+               "where both models are close to chance, three seeds cannot order neighbouring rungs",
+    "not earlier": "does not come earlier on the last rung than on the first, so these measurements do not "
+                   "show the toy's direction"}
+
+
+def _worlds(found: Evidence, budget, done: dict, accuracy: dict, sd: dict) -> None:
+    """The CNN in every world of the ladder, and where the TinyViT (its plain curve, by the theorem)
+    passes it in each, from the seed means."""
+    sizes, ladder = budget.train_sizes, plan.ladder(budget)
+    plain, most_scrambled = ladder[0], ladder[-1]
+    cnn_in = {w: curve(done, budget, "cnn", w) for w in ladder}
+    cnn_fit_in = {w: curve(done, budget, "cnn", w, "train_accuracy") for w in ladder}
+    # The glued names number the rungs from the plain images up.
+    for rung, world in enumerate(ladder):
+        for i, tag in ((0, "0"), (-1, "last")):
+            found.trained(f"cross_world_{rung}_cnn_{tag}", cnn_in[world][i], sd["cnn"],
+                          what=f"test accuracy of the CNN in the world {world!r} at {sizes[i]:,} images")
+    for i, tag in ((0, "0"), (-1, "last")):
+        found.trained(f"cross_world_top_cnn_{tag}", cnn_in[most_scrambled][i], sd["cnn"],
+                      what=f"test accuracy of the CNN in the most scrambled world at {sizes[i]:,} images")
+    world, i = min(((w, i) for w in ladder for i in range(len(sizes))), key=lambda wi: cnn_fit_in[wi[0]][wi[1]].mean())
+    lowest = found.trained("cross_world_cnn_fit_min", cnn_fit_in[world][i], sd["train"],
+                           what="the lowest mean training accuracy of the CNN over the rungs of the ladder and "
+                                "the sizes")
+    found.verdict("cross_world_cnn_fit_where", f"{world}, at {sizes[i]:,} images")
+    found.verdict("cross_world_cnn_fit_text", "so it fits every rung's training sets" if lowest >= FITS else
+                  f"short of the {FITS:.2f} we count as fitting: where the CNN does not learn a set by heart in "
+                  "its budget of steps, its point is a lower bound on what those images can teach it, as the "
+                  "TinyViT's largest point is")
+    costs = [compare(cnn_in[a][-1], cnn_in[b][-1]) for a, b in zip(ladder, ladder[1:])]
+    found.verdict("cross_world_cnn_steps", "every rung costs it accuracy" if set(costs) == {"more"}
+                  else "not every rung costs it accuracy that its seeds resolve")
+    found.claim("the CNN on the largest set falls from the plain images to the last rung",
+                compare(cnn_in[plain][-1], cnn_in[most_scrambled][-1]) == "more")
+    found.claim("on the last rung the CNN is below its plain self at every size",
+                all(compare(a, b) == "more" for a, b in zip(cnn_in[plain], cnn_in[most_scrambled])))
+    # Where the TinyViT passes the CNN, from the seed means: "before" the smallest size, "inside" or
+    # "beyond" the largest. Either count can move by one on another CPU, where a crossing near a size's
+    # edge moves across it.
+    passes = {w: scaling.overtaking(sizes, cnn_in[w].mean(axis=1), accuracy["vit"].mean(axis=1))
+              for w in ladder}  # world -> (where, size)
+    found.number("cross_n_crossed", sum(where != "beyond" for where, _ in passes.values()), abs=1,
+                 why="how many worlds' crossings the seed means put inside the sizes or before them")
+    found.number("cross_inside_rungs", sum(passes[w][0] == "inside" for w in ladder if w != plain), abs=1,
+                 why="how many scrambled worlds' crossings the seed means put between two sizes")
+    # The exercise page's ladder_winners reads the same seed means: the worlds where the TinyViT's plain
+    # accuracy (its accuracy in every world, by the theorem) is ahead at the end.
+    won = scaling.ladder_winners({w: cnn_in[w][-1].mean() for w in ladder}, accuracy["vit"][-1].mean())
+    if won != [w for w, (where, _) in passes.items() if where != "beyond"]:
+        raise ValueError(f"scaling.ladder_winners ({won}) disagrees with the crossings {passes}")
+    # Where each scrambled world's crossing falls: before the smallest size counts as 0, beyond the
+    # largest as infinite.
+    position = [{"before": 0.0, "beyond": np.inf}.get(passes[w][0], passes[w][1]) for w in ladder[1:]]
+    earlier = position[-1] < position[0]
+    never_later = all(b <= a for a, b in zip(position, position[1:]))
+    found.verdict("cross_world_order_text",
+                  ORDER["monotone" if never_later and earlier else "earlier" if earlier else "not earlier"])
+
+
+def _toy(found: Evidence) -> None:
+    """The bias toy's crossing from its formula, ``N* = n + 1 + sigma^2 n / beta^2``, at two drifts."""
+    rows = toy.crossover_rows_for(toy.Toy(), list(TOY_BETAS))
+    for i, beta in enumerate(TOY_BETAS):
+        found.number(f"cross_toy_beta_{i}", beta)
+        found.number(f"cross_toy_rows_{i}", rows[i])
+    found.claim("the toy's crossing comes sooner at the larger drift", rows[0] > rows[1])
+
+
+def _theorem_and_control(found: Evidence, budget, done: dict, sd: dict) -> None:
+    """The TinyViT trained on the last rung against the plain images, an equivalence test paired by
+    seed (a seed draws the same training images, rearranged, and the same initial weights); and both
+    models in the controls, which the theorem does not cover, against the plain images (a one-sample t
+    test of the seeds' differences)."""
+    n, control_n = plan.world_check_sizes(budget)
+    most_scrambled, controls, seeds = plan.ladder(budget)[-1], plan.CONTROL_WORLDS, budget.seeds
+    found.number("cross_check_theorem", n)
+    found.number("cross_check_control", control_n)
+    found.number("cross_vit_margin", MARGIN)
+    found.number("cross_alpha", ALPHA)
+    vit_in = {w: np.array([done["vit", n, s, w].accuracy for s in seeds]) for w in ("plain", most_scrambled)}
+    found.trained("cross_top_vit", vit_in[most_scrambled], sd["vit"],
+                  what=f"test accuracy of the TinyViT in the most scrambled world at {n:,} images")
+    found.trained("cross_plain_vit", vit_in["plain"], sd["vit"],
+                  what=f"test accuracy of the TinyViT on the plain images at {n:,} images")
+    cnn_cost = np.array([done["cnn", n, s, "plain"].accuracy - done["cnn", n, s, most_scrambled].accuracy
+                         for s in seeds])
+    found.trained("cross_top_cnn_cost", cnn_cost, sd["cnn"] * np.sqrt(2),
+                  what=f"the small CNN's accuracy on the plain images minus in the most scrambled world, "
+                       f"{n:,} images")
+    found.equivalent("cross_top_vit_equal", vit_in[most_scrambled], vit_in["plain"], MARGIN,
+                     contrast=float(cnn_cost.mean()), paired=True, equal="agree within it",
+                     unresolved="are not shown to agree within it (these seeds show agreement only "
+                                "within {shown:.2f})")
+    control_acc = {(m, w): np.array([done[m, control_n, s, w].accuracy for s in seeds])
+                   for m in MODELS for w in ("plain", *controls)}
+    for c, world in enumerate(controls):  # the glued names number the controls
+        for m in MODELS:
+            found.trained(f"cross_control_{c}_{m}", control_acc[m, world], sd[m],
+                          what=f"test accuracy of the {MODELS[m]} in the control world {world!r}")
+            found.compared(f"cross_control_{c}_{m}_text", control_acc[m, world] - control_acc[m, "plain"], 0.0,
+                           more="above", less="below",
+                           same="not distinguishable ({apart:.3f} apart, where its {seeds} seeds resolve only "
+                                "{resolvable:.3f} or more) from")
+    vit_hurt = compare(control_acc["vit", controls[0]] - control_acc["vit", "plain"], 0.0) == "less"
+    found.verdict("cross_control_reading",
+                  "So the TinyViT does assume something about pixels after all: that a position inside a patch "
+                  "means the same thing in every patch, which its one shared patch embedding builds in. Where "
+                  "that is false, it pays too." if vit_hurt else
+                  "The control does not cost the TinyViT what the theorem leaves it free to cost it, at this "
+                  "size and with these seeds.")
+
+
+def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
+    """Both models at the recipe's size with and without crop and flip. A seed pairs the two runs (the
+    same training images and initial weights, only the augmentation differs), so each change is a
+    one-sample t test of the seeds' differences against zero."""
+    n, augment = budget.recipe_size, budget.train["augment"]
+    found.number("cross_recipe_size", n)
+    found.number("cross_recipe_default", "with" if augment else "without")
+    found.number("cross_recipe_other", "without them" if augment else "with them switched on")
+    # plan.crossover's (model, seed) runs have the recipe switched; the plain curves' runs have the default
+    runs = {(m, aug): [done[m, s] if aug != augment else done[m, n, s, "plain"] for s in budget.seeds]
+            for m in MODELS for aug in (False, True)}
+    acc = {(m, aug, kind): np.array([r.accuracy if kind == "test" else r.train_accuracy for r in runs[m, aug]])
+           for m in MODELS for aug in (False, True) for kind in ("test", "train")}
+    for (m, aug, kind), values in acc.items():
+        found.trained(f"cross_recipe_{m}_{'aug' if aug else 'plain'}_{kind}", values,
+                      sd["train" if kind == "train" else m],
+                      what=f"{kind} accuracy of the {MODELS[m]} at {n:,} images, "
+                           f"{'with' if aug else 'without'} crop and flip")
+    found.claim(f"without crop and flip both models learn the recipe's set by heart, every seed at least "
+                f"{BY_HEART}", all(acc[m, False, "train"].min() >= BY_HEART for m in MODELS))
+    found.claim(f"without crop and flip both models' test accuracy is more than {GENERALISES_WORSE} below "
+                f"their training accuracy", all(acc[m, False, "train"].mean() - acc[m, False, "test"].mean()
+                                                > GENERALISES_WORSE for m in MODELS))
+    for m in MODELS:
+        test, fit = [acc[m, True, kind] - acc[m, False, kind] for kind in ("test", "train")]
+        found.trained(f"cross_recipe_{m}_change", np.sign(test.mean()) * test, np.sqrt(2) * sd[m],
+                      what=f"size of the change of the {MODELS[m]}'s test accuracy with crop and flip")
+        found.compared(f"cross_recipe_{m}_direction", test, 0.0, more="rises", less="falls",
+                       same="changes by less than the {resolvable:.3f} its {seeds} seeds can resolve, moving")
+        found.compared(f"cross_recipe_{m}_fits", fit, 0.0, more="fits its training images better",
+                       less="fits its training images less well",
+                       same="changes how well it fits its training images by less than the "
+                            "{resolvable:.3f} its {seeds} seeds can resolve")
+        found.compared(f"cross_recipe_{m}_reading", test, 0.0,
+                       more="turns the hint into test accuracy within the same number of steps",
+                       less="pays for the harder question with test accuracy in this budget",
+                       same="gains nothing its seeds can resolve in this budget")
+
+
+def _source(found: Evidence, budget, accuracy: dict) -> None:
+    """The lab this chapter follows, as printed there, and how our measurements stand to it."""
+    lab = SOURCE_LAB
+    found.number("cross_images_in21k_m", literature.PRETRAINING_IMAGES["ImageNet-21k"].value / 1e6)
+    found.number("cross_src_steps", lab["steps"])
+    found.number("cross_src_batch", lab["batch"])
+    found.number("cross_src_images_seen", lab["steps"] * lab["batch"])
+    found.number("cross_src_cnn_params", lab["cnn_params"])
+    found.number("cross_src_vit_params", lab["vit_params"])
+    for i in range(3):
+        found.number(f"cross_src_cnn_{i}", lab["cnn"][i])
+        found.number(f"cross_src_vit_{i}", lab["vit"][i])
+        found.number(f"cross_src_size_{i}", lab["sizes"][i])
+    for key in ("noaug_cnn", "noaug_vit", "noaug_loss_cnn", "noaug_loss_vit", "probe", "probe_random"):
+        found.number(f"cross_src_{key}", lab[key])
+    found.number("cross_recipe_default_text",
+                 "ours uses them too" if budget.train["augment"] else "ours trains without them")
+    found.claim("the source's CNN wins at every size", all(c > v for c, v in zip(lab["cnn"], lab["vit"])))
+    found.claim("the source's ViT gained nothing from the middle size to the largest", lab["vit"][2] <= lab["vit"][1])
+    found.claim("crop and flip helped the source's ViT", lab["noaug_vit"] < lab["vit"][1])
+    found.claim("without crop and flip the source's CNN stayed where it was, at two decimals",
+                lab["noaug_cnn"] == lab["cnn"][1])
+    found.claim("without crop and flip the source's CNN's loss is far below its ViT's",
+                10 * lab["noaug_loss_cnn"] < lab["noaug_loss_vit"])
+    found.claim("our CNN on the largest set is above anything the source's CNN reached",
+                compare(accuracy["cnn"][-1], max(lab["cnn"])) == "more")
+
+
+def measure_twins(losses, weight_drift: float, steps: int) -> Evidence:
+    """The twin trainings of the last rung (:func:`vitbias.twins.twin_trainings`): ``losses``, the two
+    loss curves ``(2, steps)``; ``weight_drift``, how far the twin's final weights lie from the original's,
+    permuted."""
+    losses = np.asarray(losses)
+    if losses.shape != (2, steps):
+        raise ValueError(f"losses must be two curves of {steps} steps, got shape {losses.shape}")
+    # With crop and flip on, this short run does not fit its images, and the theorem needs no fit; but
+    # twins that learn nothing would test nothing.
+    if not losses[0, -steps // 10:].mean() < 0.8 * losses[0, 0]:
+        raise ValueError("the twins did not learn: their loss over the last tenth of the steps is not below "
+                         "0.8 of the first")
+    found = Evidence("crossover")
+    found.rounding("cross_pixel_max_loss_diff", np.abs(losses[0] - losses[1]).max(), TWINS_ROUNDING, why=ROUNDING)
+    found.rounding("cross_pixel_weight_drift", weight_drift, TWINS_ROUNDING, why=ROUNDING)
+    found.number("cross_pixel_steps", steps)
+    return found
+
+
+def measure_probe(budget, done: dict, probe_acc: dict) -> Evidence:
+    """The linear probe of the pretrained TinyViT and of its random twin on each seed's labels
+    (``probe_acc``: ``"pretrained"`` and ``"random weights"`` -> ``(seeds,)``), against the models trained
+    end to end on those labels (Welch's t test on the seeds) and against the source's probe."""
+    if set(probe_acc) != set(PROBE_SD) or any(len(v) != len(budget.seeds) for v in probe_acc.values()):
+        raise ValueError(f"probe_acc must map {tuple(PROBE_SD)} to one accuracy per seed, got {probe_acc!r}")
+    sizes, sd, found = budget.train_sizes, one_run_sds(), Evidence("crossover")
+    accuracy = {m: curve(done, budget, m) for m in MODELS}
+    found.number("cross_probe_labels", budget.probe_labels)
+    found.number("cross_pretrain_images", budget.pretrain.get("data", {}).get("train", 0))
+    for name, tag in PROBE_TAGS.items():
+        found.trained(f"cross_probe_{tag}", np.mean(probe_acc[name]), PROBE_SD[name],
+                      what=f"linear probe of one TinyViT with {name}, averaged over the seeds' labels")
+    at_probe = sizes.index(budget.probe_labels)
+    for m in MODELS:
+        found.trained(f"cross_probe_{m}_same", accuracy[m][at_probe], sd[m],
+                      what=f"test accuracy of the {MODELS[m]} trained on the probe's labels")
+    probed, end_to_end = np.array(probe_acc["pretrained"]), accuracy["vit"][at_probe]
+    found.compared("cross_probe_vs_random", probed, probe_acc["random weights"],
+                   more="beat", less="fall short of", same=TOO_CLOSE)
+    found.compared("cross_probe_vs_vit", probed, end_to_end, more="beat", less="fall short of", same=TOO_CLOSE)
+    found.compared("cross_probe_bought", probed, end_to_end,
+                   more="bought part of", less="did not buy", same="bought nothing measurable of")
+    found.compared("cross_probe_vs_cnn", probed, accuracy["cnn"][at_probe], more="above", less="below",
+                   same="indistinguishable ({apart:.3f} apart, where {seeds} seeds resolve only "
+                        "{resolvable:.3f} or more) from")
+    # The smallest set from which on the TinyViT trained from scratch does better than the probe; without
+    # one, how the largest set's TinyViT stands to it.
+    first = _for_good([compare(a, probed) == "more" for a in accuracy["vit"]])
+    top = compared_numbers(accuracy["vit"][-1], probed)
+    found.verdict("cross_probe_vit_text", f"needs {sizes[first]:,} labelled images of its own to do better"
+                  if first is not None else f"falls short of them even on {sizes[-1]:,} images"
+                  if compare(accuracy["vit"][-1], probed) == "less" else
+                  f"does not do better even on {sizes[-1]:,} images, where the two are {top['apart']:.3f} "
+                  f"apart and its {top['seeds']} seeds resolve only {top['resolvable']:.3f} or more")
+    found.compared("cross_probe_vs_source", probed, SOURCE_LAB["probe"],
+                   more="stronger than", less="weaker than",
+                   same="no stronger or weaker, as far as its {seeds} seeds can tell ({apart:.2f} apart, "
+                        "where they resolve only {resolvable:.2f} or more), than")
+    return found

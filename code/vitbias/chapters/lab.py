@@ -1,0 +1,246 @@
+"""The lab chapter: the book retraced in nine sections, each ending in the numbers its prose quotes,
+and the challenge's entry scored beside the book's models trained on the same images."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+
+from .. import cost, locality, models, noise, plan, runs
+from .. import lab as challenge
+from .. import literature as lit
+from ..evidence import Evidence
+
+LOST_MARGIN = 0.02  # closer than this, the two embeddings keep about as much of the patch
+KEPT = {"more": "the pretrained embedding keeps more of the patch than random weights of the same width",
+        "less": "the pretrained embedding keeps less of the patch than random weights of the same width",
+        "same": "the pretrained embedding keeps about as much of the patch as random weights of the same width"}
+RECIPE_DIRECTION = {"more": "rises", "less": "falls",
+                    "same": "moves by {apart:.3f}, less than the {resolvable:.3f} its {seeds} seeds can resolve"}
+PROBE_RANDOM = ("linear-probe accuracy on random weights drawn from a fixed seed, mean over the label seeds: "
+                "another CPU's rounding moves the fitted probe; the crossover chapter's band")
+FLOAT64 = "float64 linear algebra on float32 images"
+ENTRY_IS_BOOK_RUN = "the book's entry is the conv stem's run of the first seed, read from the run cache"
+
+
+def measure(budget, train_set, test_set, *, E: dict, tokens, two_ways: float, lost: dict, best: float,
+            jigsaw: dict, price: dict, hunger: dict, recipe: dict, probe: dict, finer: dict, board: dict,
+            entry, my_vit) -> Evidence:
+    """The chapter's evidence, from what its sections computed.
+
+    ``E``: name -> embedding matrix ``(d, D)`` (``"pretrained"``, ``"random
+    weights"``); ``tokens``: the pretrained embedding's tokens of section 2;
+    ``two_ways``: their largest difference between the two computations;
+    ``lost``: name -> relative error of the way back, ``best``: the
+    principal directions'; ``jigsaw``: ``"without"``/``"with"`` positions ->
+    largest change of a logit; ``price``: pixels (224, 384) -> ViT-L/16's
+    counts; ``hunger``: ``(model, n, seed) -> run``; ``recipe``: ``(model,
+    augment, seed) -> run``; ``probe``: name -> probe accuracies ``(seeds,)``;
+    ``finer``: ``run`` (the ViT on the finer grid), ``distance`` ``(layers,
+    heads)``, ``near`` and ``far`` (``"trained"``/``"initial"`` -> cosine
+    similarity), ``attention`` ``(images, layers, heads, N, N)``; ``board``:
+    ``(name, seed) -> run`` at the challenge's size; ``entry``: the
+    :class:`vitbias.lab.Entry` of ``my_vit``.
+    """
+    found = Evidence("lab")
+    one_run_sd = {m: noise.one_run_sd("crossover", m) for m in ("cnn", "vit")}
+    _testbed(found, budget, train_set, test_set)
+    _embedding(found, E, tokens, two_ways, lost, best)
+    _jigsaw(found, jigsaw)
+    _price(found, price)
+    accuracy = _hunger(found, budget, hunger, one_run_sd)
+    _recipe(found, budget, recipe, one_run_sd)
+    _probe(found, budget, probe, accuracy["vit"], one_run_sd)
+    _finer(found, **finer)
+    trained = _board(found, budget, board, entry, one_run_sd)
+    torch.manual_seed(budget.seeds[0])
+    found.claim(ENTRY_IS_BOOK_RUN, is_the_stem_run(
+        entry, trained["conv stem"][0], budget.seeds[0],
+        challenge.book_run(my_vit(), budget, entry.train_size, budget.seeds[0]) is not None))
+    reads_the_plan(budget, [*hunger.values(), *recipe.values(), *board.values(), finer["run"]])
+    return found
+
+
+def _testbed(found: Evidence, budget, train_set, test_set) -> None:
+    """The testbed's images and how the ViT cuts them (sections 1 and the opening)."""
+    S, P, C = train_set.images.shape[-1], budget.vit["patch_size"], test_set.images.shape[1]
+    found.number("lab_image_side", S)
+    found.number("lab_patch", P)
+    found.number("lab_train_size", len(train_set))
+    found.number("lab_test_size", len(test_set))
+    found.number("lab_tokens", (S // P) ** 2)
+    found.number("lab_patch_numbers", C * P * P)
+
+
+def _embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dict, best: float) -> None:
+    """Section 2: the patch embedding as a strided convolution, and what a token keeps."""
+    d, D = E["pretrained"].shape
+    found.number("lab_embed_width", d)
+    found.number("lab_embed_directions", D)
+    found.rounding("lab_two_ways", two_ways, 1e-5 * max(1.0, tokens.abs().max().item()),
+                   why="float32 rounding of two summation orders: a bound, not a value")
+    found.trained("lab_lost_pretrained", lost["pretrained"], 0.02,
+                  what="relative error of the way back through the pretrained embedding, one pretraining run "
+                       "(sd 0.02 taken for a reconstruction error)")
+    found.number("lab_lost_random", lost["random weights"], rel=1e-6, why=FLOAT64)
+    found.number("lab_lost_best", best, rel=1e-6, why=FLOAT64)
+    found.number("lab_lit_pinv", lit.LAB_PINV_ERROR_TI16.value)
+    side = ("more" if lost["pretrained"] < lost["random weights"] - LOST_MARGIN
+            else "less" if lost["pretrained"] > lost["random weights"] + LOST_MARGIN else "same")
+    found.verdict("lab_lost_text", KEPT[side])
+
+
+def _jigsaw(found: Evidence, change: dict) -> None:
+    """Section 3: the largest change of a logit under a jigsaw, ``"without"`` and ``"with"`` positions."""
+    found.rounding("lab_jigsaw_without", change["without"], 1e-5,
+                   why="float32 rounding only: a bound, not a value")
+    found.number("lab_jigsaw_with", change["with"], rel=0.01,
+                 why="float32 forward pass with fixed seeds: another summation order moves it far less than 1 %")
+
+
+def _price(found: Evidence, price: dict) -> None:
+    """Section 4: ViT-L/16's parameters and multiply-adds at 224 and 384 pixels (``price[px][count]``)."""
+    for px in (224, 384):
+        for key in ("tokens", "total", "positions"):
+            found.number(f"lab_l16_{key}_{px}", price[px][key])
+        found.number(f"lab_l16_attention_share_{px}",
+                     price[px]["attention"] / (price[px]["attention"] + price[px]["dense"]))
+    found.number("lab_l16_embedding", price[224]["embedding"])
+    found.number("lab_l16_block", price[224]["block"])
+    dense, attention = (price[384][k] / price[224][k] for k in ("dense", "attention"))
+    found.number("lab_l16_dense_ratio", dense)
+    found.number("lab_l16_attention_ratio", attention)
+    crossover = cost.attention_crossover_tokens(1024)
+    found.number("lab_l16_crossover", crossover)
+    found.claim("from 224 to 384 pixels attention grows more than eightfold, the projections and MLP less",
+                attention > 8 > dense)
+    found.claim("at 384 pixels attention still costs less than the rest of a block",
+                price[384]["tokens"] < crossover)
+
+
+def _hunger(found: Evidence, budget, hunger: dict, one_run_sd: dict) -> dict:
+    """Section 5: the CNN and the ViT at the smallest and largest size; returns model -> accuracies
+    ``(sizes, seeds)``."""
+    sizes, seeds = budget.train_sizes, budget.seeds
+    accuracy = {m: np.array([[hunger[m, n, s].accuracy for s in seeds] for n in sizes]) for m in ("cnn", "vit")}
+    for m, name in (("cnn", "CNN"), ("vit", "ViT")):
+        for tag, i in (("small", 0), ("large", -1)):
+            found.trained(f"lab_{m}_{tag}", accuracy[m][i], one_run_sd[m],
+                          what=f"test accuracy of the {name}, the crossover chapter's runs")
+    found.number("lab_size_small", sizes[0])
+    found.number("lab_size_large", sizes[-1])
+    count = {m: models.parameter_count(hunger[m, sizes[0], seeds[0]].model) for m in ("cnn", "vit")}
+    found.number("lab_cnn_params", count["cnn"])
+    found.number("lab_vit_params", count["vit"])
+    found.claim("the CNN has fewer parameters than the ViT", count["cnn"] < count["vit"])
+    return accuracy
+
+
+def _recipe(found: Evidence, budget, recipe: dict, one_run_sd: dict) -> None:
+    """Section 6: both models at the recipe's size without and with crop and flip."""
+    found.number("lab_recipe_size", budget.recipe_size)
+    found.number("lab_deit_epochs", lit.DEIT_EPOCHS.value)
+    samples = {(m, aug, kind): [getattr(recipe[m, aug, s], kind) for s in budget.seeds]
+               for m in ("cnn", "vit") for aug in (False, True) for kind in ("accuracy", "train_accuracy")}
+    for (m, aug, kind), values in samples.items():
+        test = kind == "accuracy"
+        # Training accuracy takes the test accuracy's sd, the wider of the two the crossover chapter measured.
+        found.trained(f"lab_recipe_{m}_{'aug' if aug else 'plain'}_{'test' if test else 'train'}", values,
+                      one_run_sd[m], what=f"{'test' if test else 'training'} accuracy of the "
+                      f"{'CNN' if m == 'cnn' else 'ViT'} at the recipe's size, {'with' if aug else 'without'} "
+                      "crop and flip")
+    for m in ("cnn", "vit"):
+        # A seed pairs the two runs (the same images and initial weights): a paired t test on the differences.
+        found.compared(f"lab_recipe_{m}_direction",
+                       np.subtract(samples[m, True, "accuracy"], samples[m, False, "accuracy"]), 0.0,
+                       **RECIPE_DIRECTION)
+
+
+def _probe(found: Evidence, budget, probe: dict, vit_accuracy, one_run_sd: dict) -> None:
+    """Section 7: linear probes on pretrained and random features (name -> ``(seeds,)``) against the ViT
+    trained end to end on as many labels (``vit_accuracy``: ``(sizes, seeds)``)."""
+    found.number("lab_probe_labels", budget.probe_labels)
+    # The pretrained probe moves with its one pretraining run, so its band is one run's (sd 0.055, the
+    # crossover chapter's), whatever the number of label seeds it is averaged over.
+    found.trained("lab_probe_pretrained", np.mean(probe["pretrained"]), 0.055,
+                  what="linear-probe accuracy on the pretrained features, one pretraining run probed on each "
+                       "seed's labels")
+    found.number("lab_probe_random", np.mean(probe["random weights"]), abs=0.05, why=PROBE_RANDOM)
+    found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)], one_run_sd["vit"],
+                  what="test accuracy of the ViT trained end to end on the probe's labels")
+
+
+def _finer(found: Evidence, run, distance, near: dict, far: dict, attention) -> None:
+    """Section 8: where the ViT on the finer grid looks, and what its position table learned."""
+    cfg = run.model.config
+    grid, prefix = cfg.grid_size, cfg.num_prefix_tokens
+    last = attention[:, -1].mean(axis=1)[:, prefix:]  # (images, patch queries, N): what the patches read
+    if not np.allclose(last.sum(axis=2), 1):
+        raise ValueError("the last layer's attention of a patch query must sum to 1 over the tokens")
+    uniform = locality.uniform_attention_distance(grid, grid, cfg.patch_size)
+    # One run (the first seed): one run's band, with the sds the locality chapter measured over seeds and
+    # kernel sets.
+    sd = {kind: noise.one_run_sd("locality", kind) for kind in ("distance", "cosine")}
+    what = "of the ViT on the finer grid, one run: mean attention distance, px,"
+    found.trained("lab_pre_first_px", distance[0].mean(), sd["distance"] * uniform, what=f"{what} first layer")
+    found.trained("lab_pre_last_px", distance[-1].mean(), sd["distance"] * uniform, what=f"{what} last layer")
+    found.number("lab_pre_uniform_px", uniform)
+    what = "of the ViT on the finer grid, one run: cosine similarity of the position vectors,"
+    found.trained("lab_pre_near", near["trained"], sd["cosine"], what=f"{what} 4 neighbours")
+    found.trained("lab_pre_far", far["trained"], sd["cosine"], what=f"{what} far patches")
+    found.number("lab_random_near", near["initial"], rel=1e-6, why="float32 weights drawn from a fixed seed")
+    found.number("lab_pre_layers", distance.shape[0])
+    found.number("lab_pre_grid", grid)
+
+
+def _board(found: Evidence, budget, board: dict, entry, one_run_sd: dict) -> dict:
+    """Section 9: the entry beside the plain ViT, the CNN and the best route; returns name -> runs over
+    the seeds."""
+    routes, seeds = plan.prior_routes(budget), budget.seeds
+    trained = {name: [board[name, s] for s in seeds] for name in (*routes, "plain ViT", "CNN")}
+    scores = {name: [r.accuracy for r in group] for name, group in trained.items()}
+    best_route = max(routes, key=lambda name: np.mean(scores[name]))
+    sd = {**one_run_sd, "route": noise.one_run_sd("priors", "routes")}
+    found.number("lab_max_params", challenge.MAX_PARAMETERS)
+    found.number("lab_max_images", plan.MAX_IMAGES)
+    found.number("lab_challenge_size", plan.challenge_size(budget))
+    found.number("lab_n_seeds", len(seeds))
+    found.verdict("lab_best_route", best_route)
+    found.number("lab_n_routes", len(routes))
+    found.number("lab_entry_params", entry.parameters)
+    found.timing("lab_entry_seconds", entry.seconds,
+                 why="the training seconds the run cache recorded for the entry's run")
+    found.trained("lab_entry", entry.accuracy, sd["route"], what="test accuracy of the challenge's entry")
+    for glued, name, kind in (("vit", "plain ViT", "vit"), ("cnn", "CNN", "cnn"), ("route", best_route, "route")):
+        found.trained(f"lab_board_{glued}", scores[name], sd[kind], what=f"test accuracy of the {name}")
+    # The entry's one score against the seeds of each (a one-sample t test).
+    for glued, name in (("lab_entry_versus", "plain ViT"), ("lab_entry_versus_cnn", "CNN")):
+        found.compared(glued, scores[name], entry.accuracy, more=f"below the {name}", less=f"above the {name}",
+                       same=f"{{apart:.3f}} from the {name}, a difference its {{seeds}} seeds cannot resolve "
+                            "(they resolve only {resolvable:.3f} or more)")
+    return trained
+
+
+def is_the_stem_run(entry, stem_run, first_seed: int, repeats_a_book_run: bool) -> bool:
+    """Whether an entry that repeats one of the book's runs is the conv stem's run ``stem_run`` of the
+    first seed: the same seed, size, scores and training seconds. A reader's own entry repeats none, and
+    the claim says nothing of it."""
+    if not repeats_a_book_run:
+        return True
+    return (entry.seed == first_seed and entry.parameters == models.parameter_count(stem_run.model)
+            and (entry.accuracy, entry.train_accuracy) == (stem_run.accuracy, stem_run.train_accuracy)
+            and entry.seconds == stem_run.metrics["seconds"])
+
+
+def reads_the_plan(budget, read) -> None:
+    """``ValueError`` unless the runs ``read`` are exactly the plan's (:func:`vitbias.plan.lab`), which a
+    device run can train ahead."""
+    # A run's key hashes its canonical config with this process's sources and libraries: within one
+    # process the canonical configs alone tell runs apart.
+    read = {json.dumps(runs.check_config(r.config), sort_keys=True) for r in read}
+    planned = {json.dumps(runs.check_config(c), sort_keys=True) for c in plan.lab(budget).values()}
+    if read != planned:
+        raise ValueError(f"the page reads {len(read - planned)} runs the plan lacks and misses "
+                         f"{len(planned - read)} of its runs: vitbias.plan.lab and the page must agree")

@@ -1,0 +1,177 @@
+"""The crossover chapter's evidence (``vitbias.chapters.crossover``), on made-up runs."""
+
+import types
+
+import numpy as np
+import pytest
+from torch import nn
+
+from vitbias import plan, profile, toy
+from vitbias.chapters.crossover import measure, measure_probe, measure_twins
+
+BUDGET = profile.budget("quick")
+SIZES = BUDGET.train_sizes
+CNN = (0.60, 0.75, 0.85, 0.92, 0.96)  # the CNN's test accuracy at each size, on the plain images
+VIT = (0.15, 0.25, 0.35, 0.50, 0.62)
+RUNG_COST = 0.12  # what each rung of the ladder costs the CNN at every size
+BUILT = {"cnn": nn.Linear(10, 10), "vit": nn.Linear(10, 100)}  # 110 and 1,100 parameters
+
+
+def run(accuracy, train_accuracy=0.998, steps=100):
+    return types.SimpleNamespace(accuracy=accuracy, train_accuracy=train_accuracy,
+                                 config={"train": {"steps": steps}})
+
+
+def made_up_runs(changes=None):
+    """Every run of ``plan.crossover(BUDGET)`` but the pretraining, each seed a little off the levels above
+    (by a fixed draw); ``changes``: key -> the run to put there instead."""
+    rng = np.random.default_rng(0)
+    ladder = plan.ladder(BUDGET)
+    theorem_n, control_n = plan.world_check_sizes(BUDGET)
+    done = {}
+    for key in plan.crossover(BUDGET):
+        if key == "pretraining":
+            continue
+        if len(key) == 4:
+            model, n, _, world = key
+            level = (CNN if model == "cnn" else VIT)[SIZES.index(n)]
+            if world in ladder and model == "cnn":
+                level -= RUNG_COST * ladder.index(world)
+            elif world in plan.CONTROL_WORLDS:
+                level = 0.5 if model == "cnn" else 0.4
+        elif key[1] == "half steps":
+            level = VIT[-1] - 0.05
+        else:  # the recipe switched, at the recipe's size: crop and flip help a little
+            level = (CNN if key[0] == "cnn" else VIT)[SIZES.index(BUDGET.recipe_size)] + 0.03
+        noise = rng.uniform(-0.004, 0.004, size=2)
+        fit = 0.9 if len(key) == 2 else 0.998
+        done[key] = run(level + noise[0], fit + noise[1] / 4)
+    assert theorem_n in SIZES and control_n in SIZES
+    return done | (changes or {})
+
+
+@pytest.fixture(scope="module")
+def found():
+    return measure(BUDGET, made_up_runs(), BUILT)
+
+
+def test_the_testbed_numbers_are_the_budgets_exactly(found):
+    assert found["cross_size_span"] == SIZES[-1] / SIZES[0]
+    assert found["cross_epochs_0"] == BUDGET.steps(SIZES[0], "cnn") * BUDGET.train["batch_size"] / SIZES[0]
+    assert found["cross_n_rungs"] == len(plan.ladder(BUDGET)) - 1
+    assert found["cross_chance"] == 0.1
+    assert found["cross_recipe_default"] == ("with" if BUDGET.train["augment"] else "without")
+    assert (found["cross_cnn_params"], found["cross_vit_params"]) == (110, 1_100)
+    assert found.entries["cross_size_span.tol"] == {"rel": 1e-9, "abs": 0.0}
+
+
+def test_a_trained_accuracy_is_the_mean_over_seeds_with_a_band():
+    done = made_up_runs()
+    found = measure(BUDGET, done, BUILT)
+    seeds = [done["cnn", SIZES[0], s, "plain"].accuracy for s in BUDGET.seeds]
+    assert found["cross_cnn_acc_0"] == pytest.approx(np.mean(seeds), abs=1e-15)
+    assert found.entries["cross_cnn_acc_0.tol"]["abs"] > 0
+
+
+def test_the_toys_crossing_is_the_formulas(found):
+    t = toy.Toy()
+    assert found["cross_toy_rows_1"] == pytest.approx(t.n + 1 + t.sigma**2 * t.n / 0.6**2, rel=1e-12)
+    assert found["cross_toy_rows_0"] > found["cross_toy_rows_1"]
+
+
+def test_every_claim_holds_on_runs_that_behave_as_the_prose_says(found):
+    assert found.claims and all(found.claims.values()), {k: v for k, v in found.claims.items() if not v}
+    assert found["cross_wins_text"] == "the CNN wins at every size"
+    assert found["cross_world_cnn_steps"] == "every rung costs it accuracy"
+
+
+def test_the_tinyvit_passes_the_cnn_only_in_the_worlds_where_it_ends_ahead(found):
+    # at the largest size the ViT (0.62) is behind the CNN on the plain images (0.96) and on the first
+    # rung (0.84), ahead from the third rung on (0.72, 0.60, 0.48 against ...)
+    ahead = [w for r, w in enumerate(plan.ladder(BUDGET)) if VIT[-1] > CNN[-1] - RUNG_COST * r]
+    assert found["cross_n_crossed"] == len(ahead)
+
+
+def test_a_seed_that_does_not_learn_its_smallest_set_breaks_the_claim():
+    key = ("cnn", SIZES[0], BUDGET.seeds[0], "plain")
+    found = measure(BUDGET, made_up_runs({key: run(CNN[0], train_accuracy=0.9)}), BUILT)
+    assert not found.claims["both models learn their smallest training set by heart, every seed at least 0.95"]
+    assert found["cross_cnn_train_acc_min_0"] == 0.9
+
+
+def test_a_last_rung_that_costs_the_cnn_nothing_breaks_the_claims_and_changes_the_verdict():
+    top, (theorem_n, _) = plan.ladder(BUDGET)[-1], plan.world_check_sizes(BUDGET)
+    # free everywhere but at the theorem's size, where the equivalence margin is set against the cost
+    same = {("cnn", n, s, top): run(CNN[i] + 0.001 * (s - 1))
+            for i, n in enumerate(SIZES) if n != theorem_n for s in BUDGET.seeds}
+    found = measure(BUDGET, made_up_runs(same), BUILT)
+    assert not found.claims["the CNN on the largest set falls from the plain images to the last rung"]
+    assert not found.claims["on the last rung the CNN is below its plain self at every size"]
+    assert found["cross_world_cnn_steps"] == "not every rung costs it accuracy that its seeds resolve"
+
+
+def test_the_steps_reading_follows_the_gain_from_doubling_them():
+    reading = measure(BUDGET, made_up_runs(), BUILT)["cross_steps_reading"]  # the made-up gain is 0.05
+    assert "above the limit of 0.02" in reading and "still limited by our compute" in reading
+    full = {("vit", "half steps", s): run(VIT[-1] + 0.002 * (s - 1)) for s in BUDGET.seeds}
+    reading = measure(BUDGET, made_up_runs(full), BUILT)["cross_steps_reading"]
+    assert "below the limit of 0.02" in reading and "measures the data" in reading
+
+
+def test_a_cnn_larger_than_the_tinyvit_breaks_the_claim_and_a_missing_model_is_refused():
+    found = measure(BUDGET, made_up_runs(), {"cnn": BUILT["vit"], "vit": BUILT["cnn"]})
+    assert not found.claims["the CNN is the smaller of the two models"]
+    with pytest.raises(ValueError, match="built must map"):
+        measure(BUDGET, made_up_runs(), {"cnn": BUILT["cnn"]})
+
+
+def test_a_missing_run_is_refused_by_name():
+    done = made_up_runs()
+    del done["vit", "half steps", BUDGET.seeds[-1]]
+    with pytest.raises(ValueError, match="missing 1: \\('vit', 'half steps', 2\\)"):
+        measure(BUDGET, done, BUILT)
+
+
+def test_a_margin_wider_than_half_the_cnns_cost_is_refused():
+    # the theorem's margin must rule out half of what the last rung costs the CNN at that size
+    theorem_n, _ = plan.world_check_sizes(BUDGET)
+    top = plan.ladder(BUDGET)[-1]
+    i = SIZES.index(theorem_n)
+    cheap = {("cnn", theorem_n, s, top): run(CNN[i] - 0.05 + 0.002 * (s - 1)) for s in BUDGET.seeds}
+    with pytest.raises(ValueError, match="wider than half the effect"):
+        measure(BUDGET, made_up_runs(cheap), BUILT)
+
+
+def test_the_twins_gap_is_their_largest_loss_difference_and_within_the_rounding_bound():
+    losses = np.stack([np.linspace(2.3, 1.0, 50)] * 2)
+    losses[1, 7] += 3e-12
+    found = measure_twins(losses, 1e-12, 50)
+    assert found["cross_pixel_max_loss_diff"] == np.abs(losses[0] - losses[1]).max()
+    assert found["cross_pixel_steps"] == 50
+    with pytest.raises(ValueError, match="rounding noise"):
+        measure_twins(losses, 1e-6, 50)
+
+
+def test_twins_that_learn_nothing_or_have_another_step_count_are_refused():
+    with pytest.raises(ValueError, match="did not learn"):
+        measure_twins(np.full((2, 50), 2.3), 0.0, 50)
+    with pytest.raises(ValueError, match="two curves of 40 steps"):
+        measure_twins(np.ones((2, 50)), 0.0, 40)
+
+
+def test_the_probe_is_compared_with_random_features_and_the_models_on_its_labels():
+    done = made_up_runs()
+    # the probe scores between the TinyViT trained on 800 images (0.50) and on 2,000 (0.62)
+    probe_acc = {"pretrained": [0.55, 0.56, 0.57], "random weights": [0.20, 0.21, 0.19]}
+    found = measure_probe(BUDGET, done, probe_acc)
+    assert found["cross_probe_pretrained"] == pytest.approx(0.56)
+    assert found["cross_probe_vs_random"] == "beat"
+    assert found["cross_probe_vs_vit"] == "beat"  # the TinyViT scores 0.25 on the probe's labels
+    assert found["cross_probe_vit_text"] == f"needs {SIZES[-1]:,} labelled images of its own to do better"
+    weak = measure_probe(BUDGET, done, {"pretrained": [0.20, 0.22, 0.21], "random weights": [0.20, 0.21, 0.19]})
+    assert weak["cross_probe_vs_random"].startswith("cannot be told apart")
+
+
+def test_probe_accuracies_of_other_features_or_seeds_are_refused():
+    with pytest.raises(ValueError, match="one accuracy per seed"):
+        measure_probe(BUDGET, made_up_runs(), {"pretrained": [0.7, 0.7, 0.7]})

@@ -1,0 +1,172 @@
+"""The priors chapter's evidence (``vitbias.chapters.priors``), on made-up accuracies and small budgets."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vitbias import literature, masks, plan, profile
+from vitbias.chapters import priors as chapter
+from vitbias.evidence import Evidence
+from vitbias.priors import GATE_INIT
+
+BUDGET = profile.budget("quick")
+N, SIZES = BUDGET.route_sizes[-1], BUDGET.train_sizes
+ROUTES = tuple(plan.prior_routes(BUDGET))
+VIT = np.array([0.50, 0.52, 0.51])  # (seeds,)
+NOISE = np.array([0.001, -0.002, 0.0005])  # a difference no three seeds resolve
+
+
+def accuracies(**moved):
+    """name -> (seeds,): every route level with the plain ViT unless moved, the CNN far above."""
+    found = {"CNN": VIT + 0.3, "ViT": VIT}
+    for name in ROUTES:
+        found[name] = VIT + moved.get(name, NOISE)
+    return found
+
+
+def evidence():
+    return Evidence("priors")
+
+
+def test_the_mask_keeps_exactly_the_pairs_of_a_radius_one_neighbourhood_and_every_mask_claim_holds():
+    found = evidence()
+    chapter._mask(found, BUDGET)
+    grid, _ = plan.locality_grid(BUDGET)
+    assert found["prior_mask_grid"] == grid
+    assert found["prior_mask_pairs"] == (grid * grid + 1) ** 2
+    assert found["prior_local_open_fraction"] == found["prior_mask_allowed"] / found["prior_mask_pairs"]
+    assert found["prior_testbed_grid"] == BUDGET.vit["img_size"] // BUDGET.vit["patch_size"]
+    assert all(found.claims.values()) and len(found.claims) == 3
+
+
+def test_radius_two_restricts_from_the_first_side_past_which_fewer_than_half_the_pairs_stay_open():
+    found = evidence()
+    chapter._mask(found, BUDGET)
+    side = found["prior_r2_restricts_from"]
+
+    def share(g):
+        return masks.allowed_pairs(g, g, 2, 1) / (g * g + 1) ** 2
+
+    assert share(side - 1) >= 0.5 and all(share(g) < 0.5 for g in range(side, 33))
+
+
+def test_the_plain_vit_is_data_scarce_at_the_routes_size_only_when_the_seeds_resolve_both_sides():
+    scarce = {SIZES[0]: np.array([0.10, 0.11, 0.12]), N: VIT, SIZES[-1]: VIT + 0.3}
+    found = evidence()
+    chapter._data_scarce(found, BUDGET, scarce, num_classes=10)
+    assert all(found.claims.values())
+    assert found["prior_floor_chance"] == 0.1 and found["prior_floor_text"].startswith("close to chance")
+    assert found["prior_larger_factor"] > 1
+    at_the_top = {**scarce, N: scarce[SIZES[-1]] + NOISE}
+    found = evidence()
+    chapter._data_scarce(found, BUDGET, at_the_top, num_classes=20)
+    assert found.claims == {
+        "at the routes' size the plain ViT is well above what it scores on the smallest set": True,
+        "at the routes' size the plain ViT is well below what it reaches on the largest set": False}
+    assert found["prior_floor_text"] == "well above chance"
+
+
+def test_the_routes_verdict_counts_and_names_the_routes_on_each_side():
+    found = evidence()
+    chapter._routes(found, BUDGET, accuracies(**{"gated positional": np.array([0.10, 0.11, 0.10])}))
+    assert found["prior_routes_large_text"].startswith(
+        "One route is above the plain ViT (gated positional), no route is below it and no route is "
+        "level with the CNN or above it. For every route, three paired seeds resolve a difference of ")
+    assert found["prior_summary_large_text"] == (
+        f"At {N:,} images, by a paired t test over the seeds, one route is above the plain ViT "
+        "(gated positional) and no route is below it.")
+    assert found["prior_n_routes"] == len(ROUTES) and found["prior_gated_large"] == pytest.approx(0.61333333)
+
+
+def test_a_harder_task_is_named_only_for_the_recipe_that_fits_less_and_equal_fits_read_as_tied():
+    fitted = {name: np.ones(3) for name in ("CNN", "ViT", *ROUTES)}
+    fitted["crop and flip"] = np.array([0.90, 0.92, 0.91])
+    params = dict.fromkeys(fitted, 1000)
+    found = evidence()
+    chapter._fits(found, BUDGET, fitted, params, step_ms=dict.fromkeys(fitted, 5.0))
+    assert found["prior_augment_fit_text"] == "a smaller share than the plain ViT"
+    assert found["prior_distill_fit_text"] == chapter.TIED
+    assert found["prior_harder_text"] == "the augmented ViT has"
+    assert found["prior_plain_recipe_fit_text"].startswith("Every model")
+    assert all(found.claims.values())
+
+
+def test_the_size_claim_fails_when_a_route_grows_the_model_by_a_tenth():
+    fitted = {name: np.ones(3) for name in ("CNN", "ViT", *ROUTES)}
+    params = {**dict.fromkeys(fitted, 1000), "conv stem": 1100}
+    found = evidence()
+    chapter._fits(found, BUDGET, fitted, params, step_ms=dict.fromkeys(fitted, 5.0))
+    assert found.claims == {"none of the routes changes the model's size much (within 10 %)": False}
+    assert found["prior_harder_text"] == "neither has" and found["prior_stem_params"] == 1100
+
+
+def test_convits_table_backs_both_of_its_claims_and_the_epochs_scale_with_the_inverse_share():
+    found = evidence()
+    chapter._convit(found)
+    assert all(found.claims.values()) and len(found.claims) == 2
+    smallest = min(literature.CONVIT_SAMPLE_EFFICIENCY)
+    assert found["prior_convit_small_epochs"] == literature.DEIT_EPOCHS.value / smallest
+    assert found["prior_convit_gain_small"] == chapter.convit_gains()[smallest]
+
+
+def test_relative_gains_are_percentages_over_the_plain_vits_mean():
+    gains = chapter.relative_gains(accuracies(**{"gated positional": np.array([0.00, 0.00, 0.00])}))
+    assert set(gains) == {"gated positional", "conv stem"}
+    np.testing.assert_allclose(gains["gated positional"], 100 * (VIT / VIT.mean() - 1))
+
+
+def test_the_gates_of_the_first_and_last_layers_are_their_means_over_heads_and_seeds():
+    gates = np.zeros((3, 4, 2))
+    gates[:, 0], gates[:, -1] = 0.8, 0.2
+    found = evidence()
+    chapter._gates(found, gates)
+    assert found["prior_gate_first"] == pytest.approx(0.8) and found["prior_gate_last"] == pytest.approx(0.2)
+    assert found["prior_gate_init"] == 1 / (1 + np.exp(-GATE_INIT)) and found["prior_gate_layers"] == 4
+    with pytest.raises(ValueError, match="seeds, layers, heads"):
+        chapter._gates(evidence(), np.zeros((3, 4)))
+
+
+def test_the_shift_claim_fails_when_the_plain_vit_moves_less_than_a_thousand_times_as_far():
+    found = evidence()
+    chapter._shift(found, {"relative bias": 1e-12, "plain ViT": 3.0})
+    assert all(found.claims.values())
+    found = evidence()
+    chapter._shift(found, {"relative bias": 1e-9, "plain ViT": 1e-7})
+    assert not any(found.claims.values())
+    with pytest.raises(ValueError, match="rounding noise"):
+        chapter._shift(evidence(), {"relative bias": 1e-6, "plain ViT": 3.0})
+
+
+def test_hard_locality_below_the_plain_vit_on_shuffled_images_is_counted_as_hurt():
+    local = np.array([0.30, 0.31, 0.30])
+    shuffled = {"CNN": VIT - 0.2, chapter.FINE: VIT, chapter.LOCAL: local}
+    found = evidence()
+    chapter._shuffled(found, shuffled, VIT, local + 0.2)
+    assert found["prior_shuffled_sides_text"] == (
+        "On shuffled images, where the grid prior is false, no route is above the plain ViT on its grid "
+        "and one route is below it (local (radius 1)).")
+    assert found["prior_shuffled_local1_text"] == "below it" and found["prior_local1_cost_text"] == "below it"
+
+
+def test_hard_locality_level_with_the_plain_vit_on_the_finer_grid_says_how_close():
+    found = evidence()
+    chapter._fine_grid(found, BUDGET, {chapter.FINE: np.stack([VIT, VIT]),
+                                       chapter.LOCAL: np.stack([VIT + NOISE, VIT + 0.2])})
+    assert found["prior_local1_small_text"].startswith("level with it as far as three paired seeds can tell (")
+    assert found["prior_local1_large_text"] == "above it"
+    assert found["prior_local1_summary_text"] == "above the plain ViT on the same grid"
+    assert found["prior_fine_size_small"] == plan.locality_sizes(BUDGET)[0]
+
+
+def test_a_budget_that_augments_every_run_is_refused():
+    augmenting = dataclasses.replace(BUDGET, train={**BUDGET.train, "augment": True})
+    with pytest.raises(ValueError, match="without augmentation"):
+        chapter.measure(augmenting, {"free": 0.1, "sealed": 0.0}, {})
+
+
+def test_a_relay_without_both_masks_or_runs_missing_from_done_are_refused():
+    with pytest.raises(ValueError, match="'free' and 'sealed'"):
+        chapter.measure(BUDGET, {"free": 0.1}, {})
+    with pytest.raises(ValueError, match="done lacks"):
+        chapter.measure(BUDGET, {"free": 0.1, "sealed": 0.0}, {})

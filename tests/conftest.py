@@ -81,6 +81,17 @@ def glue_drift(notebook: Path, log: Path | None = None) -> list[str]:
     return drift_of_values(notebook.stem, glued)
 
 
+@pytest.fixture(scope="module")
+def one_thread():
+    """PyTorch on one thread for a module's tests, its thread count restored after them."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
     """A notebook's kernel starts in the set-up of its first cell: it inherits the glue log."""

@@ -18,13 +18,8 @@ VIT_B = {"num_heads": 12, "head_dim": 64, "embed_dim": 768}
 FLOORS = {s: conv_fit.noise_floor(chapter.SIZES[-1], s) for s in chapter.SEEDS}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The chapter's tensors are small, as on the page: a second thread only adds overhead."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# The tensors here are small: one thread is faster than several contending for them.
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def made_up_fits(conv_error=lambda n, s: 0.1 / n + 1e-4 * s, content=lambda n, s: 0.5 / n + 1e-4 * s,

@@ -13,13 +13,8 @@ from vitbias.vit import ViT, ViTConfig
 SEEDS = (0, 1, 2)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The models here are tiny: one thread is faster than several contending for them."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# The tensors here are small: one thread is faster than several contending for them.
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def image(seed, C=3, H=12, W=12, batch=None):

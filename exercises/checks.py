@@ -8,14 +8,12 @@ function (``vitbias``) on the same inputs.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import torch
 
 from exercises.spec import Case, Check, Mistake, as_array
 from vitbias import attention_conv, cost, geometry, locality, masks, patches, plan, profile, scaling, symmetry, toy
+from vitbias.chapters import crossover as crossover_chapter
 from vitbias.vit import VIT_B_16, VIT_L_16, ViTConfig
 
 # Float64 results are compared within RTOL of the larger of 1 and the expected output's largest
@@ -893,24 +891,15 @@ PAIRS = Check(
 # ladder_winners: a prediction
 # ---------------------------------------------------------------------------
 
-# The crossover chapter's measurement, as the committed reference of the quick profile glues it: the
-# CNN's mean accuracy at the largest size in each world of the ladder, and the ViT's on the plain
-# images. Present in the book's repository, absent from the installed wheel (then the case is left out).
-MEASURED = Path(__file__).resolve().parents[1] / "tests" / "reference" / "quick" / "crossover.json"
-_RUNGS = ["plain", "patches shuffled", *(f"+ pixels in {b} x {b} blocks" for b in (2, 4, 8, 16))]
+# The worlds of the crossover chapter's ladder, in its order, as the quick profile plans them.
+_RUNGS = list(plan.ladder(profile.budget("quick")))
 
 
 def measured_ladder() -> tuple[dict, float] | None:
-    """``(cnn, vit_plain)`` at the largest size, read from the chapter's reference values, or None."""
-    if not MEASURED.is_file():
-        return None
-    values = {name: entry["value"] for name, entry in json.loads(MEASURED.read_text())["values"].items()}
-    ladder = plan.ladder(profile.budget("quick"))
-    try:
-        cnn = {world: values[f"cross_world_{rung}_cnn_last"] for rung, world in enumerate(ladder)}
-        return cnn, values["cross_vit_acc_last"]
-    except KeyError:  # a reference written before the ladder had these names
-        return None
+    """``(cnn, vit_plain)`` at the largest size, as the crossover chapter measured them in this
+    checkout's run cache (:func:`vitbias.chapters.crossover.measured_ladder`), or None where the
+    chapter's runs are not there (then the case is left out)."""
+    return crossover_chapter.measured_ladder(profile.budget("quick"))
 
 
 def _ladder_case(label, cnn, vit_plain):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from vitbias import attention_conv as ac
 from vitbias import conv_fit, geometry
 from vitbias.chapters import attention_conv as chapter
 from vitbias.evidence import Evidence
@@ -41,56 +42,131 @@ def made_up_fits(conv_error=lambda n, s: 0.1 / n + 1e-4 * s, content=lambda n, s
 
 
 def fitted(fits) -> Evidence:
+    """The evidence of the two fit sections, on ``fits`` keyed and shaped as the page does it."""
     found = Evidence("attention-conv")
     keyed = chapter.by_key(fits)
-    chapter._fitted(found, keyed)
-    chapter._multi_head(found, keyed)
+    chapter.fitted_layers(found, errors_of(keyed), positional_heads(keyed))
+    chapter.multi_head_layer(found, keyed)
     return found
 
 
-def test_every_claim_the_page_asserts_is_one_measure_makes_and_backs(monkeypatch):
-    # ViT-B's shape as timm builds it, without importing timm
-    monkeypatch.setattr(chapter.ac, "timm_attention_shape", lambda name: dict(VIT_B, depth=12))
+def errors_of(keyed) -> dict:
+    """``{layer: (sizes, seeds)}``: the relative test errors of ``keyed``'s fits."""
+    return {name: np.array([[keyed[name, n, s].error for s in chapter.SEEDS] for n in chapter.SIZES])
+            for name in conv_fit.LAYERS}
+
+
+def positional_heads(keyed) -> list:
+    """The positional layer's fits at the largest size, one per seed."""
+    return [keyed["attention", chapter.SIZES[-1], s] for s in chapter.SEEDS]
+
+
+def head_weights(n=32, alphas=(2.0, 10.0)) -> dict:
+    """``{alpha: (n,)}``: the query at position 0's weights, of a head aimed at offset +1."""
+    return {alpha: ac.positional_attention((n,), targets=[[1]], alpha=alpha)[0, 0] for alpha in alphas}
+
+
+def run_1d(n=32):
+    """The construction against a three-tap kernel, drawn with the page's seed."""
+    generator = torch.Generator().manual_seed(0)
+    signal = torch.randn(1, 1, n, generator=generator, dtype=torch.float64)
+    taps = torch.randn(1, 1, 3, generator=generator, dtype=torch.float64)
+    return ac.convergence(signal, taps, alphas=np.arange(2, 121) / 4)
+
+
+def run_2d():
+    """The construction against a 3 x 3 kernel with a bias, drawn with the page's seed."""
+    generator = torch.Generator().manual_seed(1)
+    image = torch.randn(2, 3, 16, 16, generator=generator, dtype=torch.float64)
+    kernel = torch.randn(4, 3, 3, 3, generator=generator, dtype=torch.float64)
+    bias = torch.randn(4, generator=generator, dtype=torch.float64)
+    return ac.convergence(image, kernel, alphas=[1, 2, 5, 10, 20], bias=bias)
+
+
+def head_maps(alphas=(0.5, 2.0, 8.0), grid=(7, 7)) -> np.ndarray:
+    """``(alphas, 9, *grid)``: the nine offset heads' attention from the grid's centre pixel."""
+    offsets = geometry.kernel_offsets(3, dim=2)
+    centre = np.ravel_multi_index(tuple(side // 2 for side in grid), grid)
+    return np.stack([ac.positional_attention(grid, offsets, a)[:, centre].reshape(9, *grid).numpy()
+                     for a in alphas])
+
+
+def page_results(fits) -> dict:
+    """:func:`measure`'s keywords, computed as the page computes them (ViT-B's shape given, not read
+    from timm; the two sums' differences made up within their bounds)."""
+    run = run_1d()
+    u = ac.FLOAT32_ROUNDING_UNIT
+    k, channels = ac.largest_kernel(VIT_B["num_heads"], VIT_B["head_dim"], VIT_B["embed_dim"])
+    keyed = chapter.by_key(fits)
+    return dict(weights=head_weights(), mha_difference=1e-15, offset_difference=1e-15, run=run,
+                alpha_star={d: ac.alpha_where_leak_is(u, dim=d) for d in (1, 2)},
+                alpha_exact=ac.first_exact_lookup((32,), k=3, alphas=np.arange(1000, 2501, 5) / 100),
+                head_maps=head_maps(), figure_alphas=(0.5, 2.0, 8.0), run_2d=run_2d(), vit_b=VIT_B,
+                k=k, channels=channels, keyed=keyed, errors=errors_of(keyed), heads=positional_heads(keyed),
+                full=ac.heads_for_conv(k, VIT_B["embed_dim"], VIT_B["embed_dim"], VIT_B["head_dim"]))
+
+
+def test_every_claim_the_page_asserts_is_one_measure_makes_and_backs():
     asserted = set(re.findall(r'assert evidence\.claims\["([^"]+)"\]', PAGE.read_text()))
-    found = chapter.measure(32, (2.0, 10.0), made_up_fits())
+    found = chapter.measure(**page_results(made_up_fits()))
     assert asserted == set(found.claims)
     assert all(found.claims.values()), [name for name, holds in found.claims.items() if not holds]
 
 
+def test_the_page_calls_every_section_function_measure_calls():
+    calls = set(re.findall(r"^chapter\.(\w+)\(evidence", PAGE.read_text(), flags=re.MULTILINE))
+    sections = set(re.findall(r"^    (\w+)\(evidence", Path(chapter.__file__).read_text(), flags=re.MULTILINE))
+    assert calls == sections and len(sections) == 10
+
+
 def test_the_head_weights_are_the_softmax_of_minus_alpha_times_the_squared_distance_to_the_target():
     found = Evidence("attention-conv")
-    chapter._one_head(found, 32, (2.0, 10.0))
+    chapter.one_head(found, head_weights())
     offsets = (np.arange(32) + 16) % 32 - 16                     # the circular offsets of the keys
     for alpha, name in ((2.0, "aconv_p_target_soft"), (10.0, "aconv_p_target_sharp")):
         assert found[name] == pytest.approx(1 / np.exp(-alpha * (offsets - 1) ** 2).sum(), rel=1e-12)
     assert found["aconv_alpha_soft"] == 2 and found["aconv_n"] == 32
 
 
+def test_a_head_given_at_one_alpha_only_is_refused():
+    with pytest.raises(ValueError, match="two positive alphas"):
+        chapter.one_head(Evidence("attention-conv"), head_weights(alphas=(2.0,)))
+
+
 def test_the_encoding_has_one_number_more_per_offset_than_the_grid_has_dimensions():
     found = Evidence("attention-conv")
-    chapter._encoding(found)
+    chapter.encoding_sizes(found)
     assert (found["aconv_encoding_1d"], found["aconv_encoding_2d"]) == (2, 3)
 
 
-def test_drawing_the_pages_random_inputs_leaves_the_global_generator_as_it_was():
-    torch.manual_seed(5)
-    expected = torch.rand(3)
-    torch.manual_seed(5)
-    mha, offsets = chapter.attention_and_convolution_differences()
-    assert torch.equal(torch.rand(3), expected)
-    assert 0 <= mha < chapter.MHA_BOUND and offsets < chapter.OFFSET_SUM_AGREES
+def test_an_offset_sum_off_by_more_than_rounding_breaks_its_claim_and_an_attention_sum_is_refused():
+    found = Evidence("attention-conv")
+    chapter.two_sums(found, torch.tensor(1e-15, dtype=torch.float64), 1e-9)
+    assert found["aconv_mha_difference"] == 1e-15
+    assert not found.claims["the sum over offsets is PyTorch's circular convolution"]
+    with pytest.raises(ValueError, match="rounding noise"):
+        chapter.two_sums(Evidence("attention-conv"), 1e-9, 0.0)
 
 
 def test_an_error_that_rises_once_breaks_the_claim_that_it_falls_at_every_step():
-    run = chapter.convergence_1d(32)
+    run = run_1d()
     found = Evidence("attention-conv")
-    chapter._convergence(found, run)
+    chapter.convergence_on_a_line(found, run)
     assert found.claims["the error falls at every step of alpha and stays under the bound"]
     error64 = run.error64.copy()
     error64[10] = error64[9] * 1.01
     bumped = Evidence("attention-conv")
-    chapter._convergence(bumped, dataclasses.replace(run, error64=error64))
+    chapter.convergence_on_a_line(bumped, dataclasses.replace(run, error64=error64))
     assert not bumped.claims["the error falls at every step of alpha and stays under the bound"]
+
+
+def test_heads_that_never_sharpen_break_the_claims_of_the_figure_and_a_map_of_eight_heads_is_refused():
+    found = Evidence("attention-conv")
+    chapter.nine_heads(found, head_maps(alphas=(0.5, 0.5, 0.5)), (0.5, 0.5, 0.5))
+    assert found["aconv_fig_alpha_high"] == 0.5
+    assert not found.claims["every head's target weight rises with alpha"]
+    with pytest.raises(ValueError, match="head_maps must be"):
+        chapter.nine_heads(Evidence("attention-conv"), head_maps()[:, :8], (0.5, 2.0, 8.0))
 
 
 def test_a_value_at_an_alpha_the_run_lacks_is_refused():
@@ -100,9 +176,16 @@ def test_a_value_at_an_alpha_the_run_lacks_is_refused():
         chapter.at(3, run, np.array([5.0, 6.0]))
 
 
+def vit_b_layer(found: Evidence, vit_b: dict) -> None:
+    """The ViT-B section on ``vit_b``, its kernel and heads computed as the page does."""
+    k, channels = ac.largest_kernel(vit_b["num_heads"], vit_b["head_dim"], vit_b["embed_dim"])
+    full = ac.heads_for_conv(k, vit_b["embed_dim"], vit_b["embed_dim"], vit_b["head_dim"])
+    chapter.vit_b_layer(found, vit_b, k, channels, full)
+
+
 def test_vit_b_holds_a_3_by_3_convolution_with_64_of_its_768_channels():
     found = Evidence("attention-conv")
-    chapter._vit_b(found, VIT_B)
+    vit_b_layer(found, VIT_B)
     names = ("k", "channels", "spare_heads", "full_heads", "full_over_heads", "width_over_channels")
     assert [found[f"aconv_vitb_{name}"] for name in names] == [3, 64, 3, 108, 9, 12]
     assert all(found.claims.values())
@@ -110,7 +193,7 @@ def test_vit_b_holds_a_3_by_3_convolution_with_64_of_its_768_channels():
 
 def test_a_layer_whose_ratios_are_not_whole_numbers_is_refused():
     with pytest.raises(ValueError, match="whole numbers"):
-        chapter._vit_b(Evidence("attention-conv"), dict(VIT_B, num_heads=10))
+        vit_b_layer(Evidence("attention-conv"), dict(VIT_B, num_heads=10))
 
 
 def test_heads_on_every_offset_in_every_seed_read_as_the_construction():
@@ -145,3 +228,10 @@ def test_a_sweep_missing_a_fit_is_refused():
     fits = made_up_fits()
     with pytest.raises(ValueError, match="lacks the fits"):
         chapter.by_key(fits[1:])
+
+
+def test_errors_of_other_sizes_than_the_sweeps_are_refused():
+    keyed = chapter.by_key(made_up_fits())
+    errors = {name: e[1:] for name, e in errors_of(keyed).items()}
+    with pytest.raises(ValueError, match="errors must hold"):
+        chapter.fitted_layers(Evidence("attention-conv"), errors, positional_heads(keyed))

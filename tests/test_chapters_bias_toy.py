@@ -7,6 +7,7 @@ import pytest
 
 from vitbias import toy
 from vitbias.chapters import bias_toy as chapter
+from vitbias.evidence import Evidence
 
 T = toy.Toy()
 POINTS = ([0, 1, 2], [0, 1, 2])
@@ -84,3 +85,20 @@ def test_a_sweep_without_the_chapters_own_drift_is_refused():
 def test_a_sweep_of_another_toy_is_refused():
     with pytest.raises(ValueError, match="is not the simulation's"):
         measured(sweep=dataclasses.replace(sweep_near_the_formula(), toy=toy.Toy(beta=0.2)))
+
+
+def test_an_approximation_error_other_than_beta_squared_fails_its_claim():
+    found = Evidence("bias-toy")
+    chapter.approximation_error(found, T, 1.01 * T.beta**2)
+    assert not found.claims["the convolution's approximation error is beta squared"]
+
+
+def test_a_true_assumption_on_a_drifting_toy_is_refused():
+    with pytest.raises(ValueError, match="needs a toy without drift"):
+        chapter.true_assumption(Evidence("bias-toy"), T)
+
+
+def test_points_with_more_xs_than_ys_are_refused():
+    line = toy.line_through(*POINTS)
+    with pytest.raises(ValueError, match="as many xs as ys"):
+        chapter.line_and_cubic(Evidence("bias-toy"), line, line, ([0, 1, 2, 3], [0, 1, 2]))

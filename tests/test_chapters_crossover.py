@@ -7,7 +7,8 @@ import pytest
 from torch import nn
 
 from vitbias import plan, profile, toy
-from vitbias.chapters.crossover import measure, measure_probe, measure_twins
+from vitbias.chapters.crossover import add_probe, add_twins, measure
+from vitbias.evidence import Evidence
 
 BUDGET = profile.budget("quick")
 SIZES = BUDGET.train_sizes
@@ -145,33 +146,81 @@ def test_a_margin_wider_than_half_the_cnns_cost_is_refused():
 def test_the_twins_gap_is_their_largest_loss_difference_and_within_the_rounding_bound():
     losses = np.stack([np.linspace(2.3, 1.0, 50)] * 2)
     losses[1, 7] += 3e-12
-    found = measure_twins(losses, 1e-12, 50)
+    found = Evidence("crossover")
+    add_twins(found, losses, 1e-12, 50)
     assert found["cross_pixel_max_loss_diff"] == np.abs(losses[0] - losses[1]).max()
     assert found["cross_pixel_steps"] == 50
     with pytest.raises(ValueError, match="rounding noise"):
-        measure_twins(losses, 1e-6, 50)
+        add_twins(Evidence("crossover"), losses, 1e-6, 50)
 
 
 def test_twins_that_learn_nothing_or_have_another_step_count_are_refused():
     with pytest.raises(ValueError, match="did not learn"):
-        measure_twins(np.full((2, 50), 2.3), 0.0, 50)
+        add_twins(Evidence("crossover"), np.full((2, 50), 2.3), 0.0, 50)
     with pytest.raises(ValueError, match="two curves of 40 steps"):
-        measure_twins(np.ones((2, 50)), 0.0, 40)
+        add_twins(Evidence("crossover"), np.ones((2, 50)), 0.0, 40)
 
 
 def test_the_probe_is_compared_with_random_features_and_the_models_on_its_labels():
     done = made_up_runs()
     # the probe scores between the TinyViT trained on 800 images (0.50) and on 2,000 (0.62)
     probe_acc = {"pretrained": [0.55, 0.56, 0.57], "random weights": [0.20, 0.21, 0.19]}
-    found = measure_probe(BUDGET, done, probe_acc)
+    found = Evidence("crossover")
+    add_probe(found, BUDGET, done, probe_acc)
     assert found["cross_probe_pretrained"] == pytest.approx(0.56)
     assert found["cross_probe_vs_random"] == "beat"
     assert found["cross_probe_vs_vit"] == "beat"  # the TinyViT scores 0.25 on the probe's labels
     assert found["cross_probe_vit_text"] == f"needs {SIZES[-1]:,} labelled images of its own to do better"
-    weak = measure_probe(BUDGET, done, {"pretrained": [0.20, 0.22, 0.21], "random weights": [0.20, 0.21, 0.19]})
+    weak = Evidence("crossover")
+    add_probe(weak, BUDGET, done, {"pretrained": [0.20, 0.22, 0.21], "random weights": [0.20, 0.21, 0.19]})
     assert weak["cross_probe_vs_random"].startswith("cannot be told apart")
 
 
 def test_probe_accuracies_of_other_features_or_seeds_are_refused():
     with pytest.raises(ValueError, match="one accuracy per seed"):
-        measure_probe(BUDGET, made_up_runs(), {"pretrained": [0.7, 0.7, 0.7]})
+        add_probe(Evidence("crossover"), BUDGET, made_up_runs(), {"pretrained": [0.7, 0.7, 0.7]})
+
+
+def cache_of(done, folder):
+    """A run cache in ``folder`` holding each run's metrics as ``vitbias.runs`` stores them (no model)."""
+    import json
+
+    from vitbias import runs
+
+    wanted = plan.crossover(BUDGET)
+    for key, made_up in done.items():
+        entry = folder / runs.run_key(wanted[key])
+        entry.mkdir(parents=True)
+        (entry / "metrics.json").write_text(json.dumps({"test_accuracy": made_up.accuracy}))
+    return folder
+
+
+def test_the_ladder_at_the_largest_size_is_each_worlds_cnn_mean_and_the_vits_plain_mean():
+    from vitbias.chapters.crossover import ladder_at_largest
+
+    cnn, vit_plain = ladder_at_largest(BUDGET, made_up_runs())
+    ladder = plan.ladder(BUDGET)
+    assert list(cnn) == list(ladder)
+    for rung, world in enumerate(ladder):
+        assert cnn[world] == pytest.approx(CNN[-1] - RUNG_COST * rung, abs=0.02)
+    assert vit_plain == pytest.approx(VIT[-1], abs=0.02)
+
+
+def test_the_measured_ladder_is_read_from_the_run_caches_metrics_and_is_none_with_a_run_missing(tmp_path):
+    from vitbias.chapters.crossover import ladder_at_largest, measured_ladder
+
+    done = made_up_runs()
+    assert measured_ladder(BUDGET, cache_of(done, tmp_path / "all")) == ladder_at_largest(BUDGET, done)
+    without = {k: r for k, r in done.items() if k != ("cnn", SIZES[-1], BUDGET.seeds[0], "patches shuffled")}
+    assert measured_ladder(BUDGET, cache_of(without, tmp_path / "one missing")) is None
+    assert measured_ladder(BUDGET, tmp_path / "nothing") is None
+
+
+def test_each_world_of_the_ladder_has_its_own_glue_name_and_a_name_outside_the_ladder_is_refused():
+    from vitbias.chapters.crossover import world_slug
+
+    slugs = [world_slug(w) for w in plan.ladder(BUDGET)]
+    assert slugs[:2] == ["plain", "shuffled"] and len(set(slugs)) == len(slugs)
+    assert slugs[2:] == [f"blocks_{b}" for b in plan.world_blocks(BUDGET.vit["patch_size"])]
+    with pytest.raises(ValueError, match="not a world of the ladder"):
+        world_slug("pixels shuffled")

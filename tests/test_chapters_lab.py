@@ -8,6 +8,7 @@ import torch
 
 from vitbias import cost, plan, profile, vit
 from vitbias.chapters import lab as chapter
+from vitbias.evidence import Evidence
 
 BUDGET = profile.budget("quick")
 SEEDS = BUDGET.seeds
@@ -100,6 +101,25 @@ def test_every_claim_holds_on_numbers_that_back_the_prose():
     assert found.claims and all(found.claims.values())
     assert found["lab_best_route"] == "conv stem"
     assert found["lab_lost_text"] == chapter.KEPT["more"]
+
+
+def test_the_sections_called_one_by_one_in_the_pages_order_find_what_measure_finds():
+    made_up, found = sections(), Evidence("lab")
+    chapter.testbed(found, BUDGET, Images(2000), Images(2000))
+    chapter.patch_embedding(found, made_up["E"], made_up["tokens"], made_up["two_ways"], made_up["lost"],
+                            made_up["best"])
+    chapter.bag_of_patches(found, made_up["jigsaw"])
+    chapter.price_of_a_token(found, made_up["price"])
+    accuracy = chapter.data_hunger(found, BUDGET, made_up["hunger"])
+    assert {m: a.shape for m, a in accuracy.items()} == {m: (len(BUDGET.train_sizes), len(SEEDS))
+                                                         for m in ("cnn", "vit")}
+    chapter.augmentation_recipe(found, BUDGET, made_up["recipe"])
+    chapter.linear_probe(found, BUDGET, made_up["probe"], accuracy["vit"])
+    chapter.finer_grid(found, **made_up["finer"])
+    trained = chapter.challenge_board(found, BUDGET, made_up["board"], made_up["entry"])
+    chapter.book_entry(found, BUDGET, made_up["entry"], trained["conv stem"][0], made_up["my_vit"])
+    whole = measured()
+    assert (found.entries, found.claims) == (whole.entries, whole.claims)
 
 
 def test_the_parameter_claim_fails_when_the_cnn_is_the_larger_model():

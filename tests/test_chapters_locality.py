@@ -10,6 +10,7 @@ import pytest
 
 from vitbias import data, locality, plan, profile, runs, vit
 from vitbias.chapters import locality as chapter
+from vitbias.evidence import Evidence
 
 BUDGET = dataclasses.replace(profile.budget("quick"), seeds=(0, 1, 2))
 SMALL, LARGE = plan.locality_sizes(BUDGET)
@@ -152,6 +153,24 @@ def test_the_width_claim_fails_when_the_testbed_has_other_heads_than_the_finer_g
     assert sum(not holds for holds in claims.values()) == 1
 
 
+def test_the_sections_called_one_by_one_as_the_page_calls_them_find_what_measure_finds():
+    given = inputs()
+    found = Evidence("locality")
+    chapter.conv_fields(found, given["conv"])
+    chapter.finer_grid(found, BUDGET, TRAINED, images=given["images"])
+    heads, share_outcome = chapter.trained_heads(found, BUDGET, TRAINED, given["per_size"])
+    chapter.cls_convention(found, BUDGET, TRAINED, given["maps"])
+    init_first = chapter.baselines(found, BUDGET, TRAINED, TEST_SET, heads["first"][LARGE], given["images"])
+    chapter.lab_distances(found)
+    chapter.stem_heads(found, BUDGET, TRAINED, given["stem"], heads["first"][SMALL])
+    chapter.shuffled_heads(found, BUDGET, given["shuffled"], heads["first"][SMALL], init_first)
+    chapter.learned_positions(found, BUDGET, given["positions"], share_outcome)
+    chapter.pretrained_vit(found, BUDGET, **given["pretrained"])
+    chapter.pretraining_gains(found)
+    chapter.attention_ranks(found, given["agreement"], images=len(TEST_SET))
+    assert found.entries == FOUND.entries and found.claims == FOUND.claims
+
+
 def test_the_table_rows_are_the_glued_samples():
     rows = chapter.spread_rows(BUDGET, TRAINED, inputs()["per_size"])
     assert list(rows) == ["test accuracy", "training images fitted", "first layer, fraction of uniform",
@@ -179,3 +198,8 @@ def test_a_receptive_field_that_never_covers_the_grid_is_refused():
 def test_agreement_without_the_rollout_is_refused():
     with pytest.raises(ValueError, match="agreement must hold"):
         measured(agreement={"last layer's attention": [0.2, 0.25, 0.3]})
+
+
+def test_baselines_without_one_trained_distance_per_seed_are_refused():
+    with pytest.raises(ValueError, match="first_large must hold one distance per seed"):
+        chapter.baselines(Evidence("locality"), BUDGET, TRAINED, TEST_SET, [0.7], len(TEST_SET))

@@ -13,12 +13,17 @@ from torch import nn
 from vitbias import data, profile
 from vitbias.chapters import robustness as chapter
 from vitbias.chapters.robustness import GRID, OFF, kept_table, measure, partly, shares_kept
+from vitbias.evidence import Evidence
+from vitbias.robustness import SIX_TRIALS
 
 BOOK = Path(__file__).resolve().parents[1] / "book" / "robustness.md"
 SEEDS = (0, 1, 2)
 FRACTIONS = (0.0, 0.25, 0.5, 0.75, 0.9)
 EPSILONS = (1, 2, 4)
 VARIANTS = tuple(chapter.VARIANT_SLUG)
+# The section functions measure composes, in the page's order.
+SECTIONS = ("six_trials", "shape_bias_by_data", "half_blanked", "one_switch_at_a_time", "training_fit",
+            "weak_attack", "matched_accuracy", "published")
 
 
 def budget():
@@ -89,6 +94,19 @@ def test_the_six_hand_made_trials_count_three_shape_two_texture_and_one_neither(
     found = found_with()
     assert (found["rob_six_shape"], found["rob_six_texture"], found["rob_six_neither"]) == (3, 2, 1)
     assert found["rob_six_trial_bias"] == 0.6
+
+
+def test_the_page_calls_every_section_once_in_the_order_measure_composes_them():
+    page = BOOK.read_text()
+    calls = [page.count(f"chapter.{name}(evidence") for name in SECTIONS]
+    assert calls == [1] * len(SECTIONS)
+    assert sorted(SECTIONS, key=lambda name: page.index(f"chapter.{name}(evidence")) == list(SECTIONS)
+
+
+def test_a_count_that_drops_no_trial_breaks_the_six_trials_claim():
+    found = Evidence("robustness")
+    chapter.six_trials(found, SIX_TRIALS, {"shape": 3, "texture": 3, "neither": 0}, 0.5)
+    assert not found.claims["the fourth answer names neither cue and drops out"]
 
 
 def test_setup_numbers_are_exact_and_trained_means_carry_a_band():
@@ -187,3 +205,12 @@ def test_fractions_without_one_half_are_refused():
     given["occlusion"]["fractions"] = (0.0, 0.25, 0.75, 0.9, 1.0)
     with pytest.raises(ValueError, match="one half"):
         measure(given.pop("budget"), given.pop("done"), given.pop("conflict"), given.pop("bias"), **given)
+
+
+def test_an_attack_that_scores_too_few_models_is_refused():
+    given = inputs()
+    accuracy = dict(given["attack"]["accuracy"])
+    del accuracy["ViT, erasing"]
+    with pytest.raises(ValueError, match="attack accuracy lacks"):
+        chapter.weak_attack(Evidence("robustness"), accuracy, {}, chapter.one_run_sds(), steps=3,
+                            epsilon=2 / 255, images=images(300))

@@ -1,7 +1,12 @@
 """What an assumption is worth: the bias toy's exact errors and crossover (a shared 3-tap convolution
-against a full linear map), checked by simulation, across drifts, and with a true assumption."""
+against a full linear map), checked by simulation, across drifts, and with a true assumption.
+
+The page calls each section function right after the cell that computes its input, on one
+:class:`~vitbias.evidence.Evidence`; :func:`measure` is their composition, in the page's order."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -15,7 +20,7 @@ MATCH_ROWS = 10  # the convolution's rows that the prose matches with the full m
 
 
 def measure(sim: toy.ToySimulation, sweep: toy.CrossingSweep, *, line, cubic, points) -> Evidence:
-    """The chapter's evidence.
+    """The chapter's evidence, every section computed from the toy of ``sim``.
 
     ``sim``: :func:`vitbias.toy.simulate` of the chapter's toy on its grid of
     ``N``; ``sweep``: :func:`vitbias.toy.simulate_crossings` of the same toy
@@ -26,18 +31,24 @@ def measure(sim: toy.ToySimulation, sweep: toy.CrossingSweep, *, line, cubic, po
     if sweep.toy != T:
         raise ValueError(f"the sweep's toy {sweep.toy} is not the simulation's {T}")
     found = Evidence("bias-toy")
-    _line_and_cubic(found, line, cubic, points)
-    _the_toy(found, T)
-    n_star = _formulas(found, T)
-    _simulation(found, sim, n_star)
-    _drifts(found, sweep, n_star)
-    _true_assumption(found, T)
+    line_and_cubic(found, line, cubic, points)
+    toy_constants(found, T)
+    approximation = toy.approximation_error_conv(T)
+    approximation_error(found, T, approximation)
+    n_star = toy.crossover_rows(T)
+    predicted_crossover(found, T, n_star, approximation)
+    simulated_curves(found, sim, n_star, toy.crossing_point(sim.N, sim.full_mean, sim.conv_mean))
+    crossings_against_drift(found, sweep, n_star)
+    true_assumption(found, dataclasses.replace(T, beta=0.0))
     return found
 
 
-def _line_and_cubic(found: Evidence, line, cubic, points) -> None:
-    """An assumption picks the answer: the line and the cubic through the same points, at x = 3."""
+def line_and_cubic(found: Evidence, line, cubic, points) -> None:
+    """An assumption picks the answer: ``toy_line_at_3`` and ``toy_cubic_at_3``, and the claim that
+    ``line`` and ``cubic`` both pass through ``points``, ``(xs, ys)`` of equal length, and part at x = 3."""
     xs, ys = (np.asarray(p, dtype=float) for p in points)
+    if xs.shape != ys.shape:
+        raise ValueError(f"the points need as many xs as ys, got {xs.shape} and {ys.shape}")
     found.number("toy_line_at_3", round(line(3), 12))
     found.number("toy_cubic_at_3", round(cubic(3), 12))
     # Both fit the data exactly; they differ only away from it.
@@ -46,8 +57,9 @@ def _line_and_cubic(found: Evidence, line, cubic, points) -> None:
                 np.allclose(line(xs), ys) and np.allclose(cubic(xs), ys) and cubic(3) > 10 * line(3))
 
 
-def _the_toy(found: Evidence, T: toy.Toy) -> None:
-    """The toy's constants, and its drifting gain at a quarter and a half of the row."""
+def toy_constants(found: Evidence, T: toy.Toy) -> None:
+    """The toy's constants (``toy_n``, ``toy_k``, ``toy_beta``, ...) and its drifting gain at the start,
+    a quarter and a half of the row (``toy_gain_at_*``); no claims."""
     gain = toy.gain(T)
     found.number("toy_n", T.n)
     found.number("toy_k", T.k)
@@ -60,27 +72,36 @@ def _the_toy(found: Evidence, T: toy.Toy) -> None:
     found.number("toy_half", T.n // 2)
 
 
-def _formulas(found: Evidence, T: toy.Toy) -> float:
-    """The convolution's approximation error and the predicted crossover ``N*``, which it returns."""
-    approximation = toy.approximation_error_conv(T)
+def approximation_error(found: Evidence, T: toy.Toy, approximation: float) -> None:
+    """The convolution's approximation error per output, ``approximation`` (a float, the page's
+    :func:`vitbias.toy.approximation_error_conv` of ``T``): ``toy_approx_conv``, and the claim that it is
+    ``beta`` squared."""
     found.number("toy_approx_conv", approximation)
     found.claim("the convolution's approximation error is beta squared",
                 np.isclose(approximation, T.beta**2, rtol=1e-12))
-    n_star = toy.crossover_rows(T)
+
+
+def predicted_crossover(found: Evidence, T: toy.Toy, n_star: float, approximation: float) -> None:
+    """The predicted crossover ``n_star`` (a float, the page's :func:`vitbias.toy.crossover_rows` of ``T``):
+    ``toy_crossover_rows``, the convolution's neglected estimation error there
+    (``toy_conv_excess_at_crossover``, from its ``approximation`` error), and the claim that it rounds to
+    the source's figure."""
     found.number("toy_crossover_rows", n_star)
     found.claim("N* rounds to the source's crossover rows", round(n_star) == lit.SOURCE_TOY_CROSSOVER.value)
     found.number("toy_conv_excess_at_crossover", toy.predicted_conv_error(T, n_star) - T.sigma**2 - approximation)
-    return n_star
 
 
-def _simulation(found: Evidence, sim: toy.ToySimulation, n_star: float) -> None:
-    """The experiment: both models fitted on many training sets at every ``N`` of the grid."""
+def simulated_curves(found: Evidence, sim: toy.ToySimulation, n_star: float, sim_star: float) -> None:
+    """The experiment: both models fitted on ``sim.full.shape[1]`` training sets at every ``N`` of the
+    grid, ``(grid,)``; ``sim_star``, where the simulated means cross (the page's
+    :func:`vitbias.toy.crossing_point`), against the predicted ``n_star``. Glues ``toy_grid_*``,
+    ``toy_reps``, ``toy_sim_crossover_*``, ``toy_*_excess_*_pct`` and ``toy_largest_deviation_se``; claims
+    the agreement of crossings and curves, and which model wins on each side of ``N*``."""
     T = sim.toy
     found.number("toy_grid_size", len(sim.N))
     found.number("toy_grid_min", int(sim.N.min()))
     found.number("toy_grid_max", int(sim.N.max()))
     found.number("toy_reps", sim.full.shape[1])
-    sim_star = toy.crossing_point(sim.N, sim.full_mean, sim.conv_mean)
     rows_per_se = sim.crossover_spread(near=n_star)  # how far Monte Carlo error alone can move it
     found.number("toy_sim_crossover_rows", sim_star, rel=0.02, why=MONTE_CARLO)
     found.number("toy_sim_crossover_rows_se", rows_per_se, rel=0.5, why=MONTE_CARLO)
@@ -107,9 +128,11 @@ def _simulation(found: Evidence, sim: toy.ToySimulation, n_star: float) -> None:
                 and np.all(sim.conv_mean[above] > sim.full_mean[above]))
 
 
-def _drifts(found: Evidence, sweep: toy.CrossingSweep, n_star: float) -> None:
+def crossings_against_drift(found: Evidence, sweep: toy.CrossingSweep, n_star: float) -> None:
     """The more wrong the assumption, the sooner: the crossing for each drift, ``(drifts,)``, by formula
-    and by simulation."""
+    and by simulation, the drifts rising and holding the toy's own, whose crossing is ``n_star``. Glues
+    ``toy_drift_*``; claims the four-fold rows of half the drift, the simulation's agreement with the
+    formula, and the crossing's fall."""
     T = sweep.toy
     if not np.all(np.diff(sweep.betas) > 0):
         raise ValueError(f"the drifts must rise from the smallest to the largest, got {sweep.betas}")
@@ -143,12 +166,14 @@ def _drifts(found: Evidence, sweep: toy.CrossingSweep, n_star: float) -> None:
                 and np.all(-np.diff(sweep.simulated) > 3 * np.hypot(sweep.spread[1:], sweep.spread[:-1])))
 
 
-def _true_assumption(found: Evidence, T: toy.Toy) -> None:
-    """What a true assumption is worth: the full map's rows that match the convolution's, with no drift."""
-    exact = toy.Toy(n=T.n, k=T.k, beta=0.0, sigma=T.sigma)
+def true_assumption(found: Evidence, exact: toy.Toy) -> None:
+    """What a true assumption is worth: the full map's rows that match the convolution's on ``exact``, the
+    page's toy with no drift. Glues ``toy_match_*``; claims that the ratio falls towards ``n^2/k``."""
+    if exact.beta != 0:
+        raise ValueError(f"a true assumption needs a toy without drift, got beta = {exact.beta}")
     found.number("toy_match_conv_rows", MATCH_ROWS)
     found.number("toy_match_full_rows", toy.rows_to_match(exact, MATCH_ROWS))
     found.number("toy_match_ratio", toy.rows_to_match(exact, MATCH_ROWS) / MATCH_ROWS)
-    found.number("toy_match_ratio_limit", T.n**2 / T.k)
+    found.number("toy_match_ratio_limit", exact.n**2 / exact.k)
     found.claim("the ratio of rows falls towards n^2/k from above",
-                toy.rows_to_match(exact, 1000) / 1000 > T.n**2 / T.k)
+                toy.rows_to_match(exact, 1000) / 1000 > exact.n**2 / exact.k)

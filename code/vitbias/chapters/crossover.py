@@ -3,9 +3,13 @@ that break the convolution's assumption by degrees, and what crop, flip and pret
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
 import numpy as np
 
-from .. import data, literature, models, noise, plan, profile, scaling, toy
+from .. import data, literature, models, noise, plan, profile, runs, scaling, toy
 from ..evidence import Evidence, band, compare, compared_numbers
 
 MODELS = {"cnn": "small CNN", "vit": "TinyViT"}
@@ -44,11 +48,55 @@ def one_run_sds() -> dict:
     return found
 
 
+def world_slug(world: str) -> str:
+    """A world of the ladder as its glued names spell it: ``plain``, ``shuffled``, and ``blocks_<b>`` for
+    the rung that permutes pixels in ``b x b`` blocks; a name, not a position, so that a rung inserted
+    into the ladder leaves the others' names alone."""
+    if world == "plain":
+        return "plain"
+    if world == "patches shuffled":
+        return "shuffled"
+    side = world.removeprefix("+ pixels in ").removesuffix(" blocks").split(" x ")
+    if len(side) != 2 or side[0] != side[1] or not side[0].isdigit():
+        raise ValueError(f"{world!r} is not a world of the ladder (plan.ladder)")
+    return f"blocks_{side[0]}"
+
+
 def curve(done: dict, budget, model: str, world: str = "plain", metric: str = "accuracy") -> np.ndarray:
     """``(sizes, seeds)``: ``metric`` (``"accuracy"`` or ``"train_accuracy"``) of ``model``'s runs in
     ``world`` at every size and seed of ``budget``."""
     return np.array([[getattr(done[model, n, s, world], metric) for s in budget.seeds]
                      for n in budget.train_sizes])
+
+
+def ladder_at_largest(budget, done: dict) -> tuple[dict, float]:
+    """``(cnn, vit_plain)``, :func:`vitbias.scaling.ladder_winners`' inputs: each world of the ladder, in
+    its order, -> the CNN's mean test accuracy over the seeds on the largest set there, and the
+    TinyViT's on the plain images at that size (its accuracy in every world, by the theorem)."""
+    largest = budget.train_sizes[-1]
+
+    def mean(model, world):
+        return float(np.mean([done[model, largest, s, world].accuracy for s in budget.seeds]))
+
+    return {w: mean("cnn", w) for w in plan.ladder(budget)}, mean("vit", "plain")
+
+
+def measured_ladder(budget=None, folder: Path | str | None = None) -> tuple[dict, float] | None:
+    """:func:`ladder_at_largest` from the metrics the run cache ``folder`` (default: the book's) holds for
+    ``budget`` (default: the quick profile's), without training or loading a model; ``None`` when any of
+    those runs is not there (a checkout that has not built the chapter, or an installed package)."""
+    budget = profile.budget("quick") if budget is None else budget
+    folder = runs.runs_folder() if folder is None else Path(folder)
+    largest, done = budget.train_sizes[-1], {}
+    wanted = {key: config for key, config in plan.crossover(budget).items()
+              if isinstance(key, tuple) and len(key) == 4 and key[1] == largest
+              and (key[0] == "cnn" or key[3] == "plain")}
+    for key, config in wanted.items():
+        metrics = folder / runs.run_key(config) / "metrics.json"
+        if not metrics.is_file():
+            return None
+        done[key] = SimpleNamespace(accuracy=json.loads(metrics.read_text())["test_accuracy"])
+    return ladder_at_largest(budget, done)
 
 
 def fitted_laws(budget, accuracy: dict) -> dict:
@@ -72,8 +120,8 @@ def _check_runs(budget, done: dict) -> None:
 
 
 def measure(budget, done: dict, built: dict) -> Evidence:
-    """The chapter's evidence but the twin trainings' (:func:`measure_twins`) and the probe's
-    (:func:`measure_probe`).
+    """The chapter's evidence but the twin trainings' and the probe's, which the page adds to it when it
+    has run them (:func:`add_twins`, :func:`add_probe`).
 
     ``done``: the runs of :func:`vitbias.plan.crossover` by key, each with
     ``accuracy``, ``train_accuracy`` and ``config``; ``built``: ``"cnn"`` and
@@ -286,10 +334,9 @@ def _worlds(found: Evidence, budget, done: dict, accuracy: dict, sd: dict) -> No
     plain, most_scrambled = ladder[0], ladder[-1]
     cnn_in = {w: curve(done, budget, "cnn", w) for w in ladder}
     cnn_fit_in = {w: curve(done, budget, "cnn", w, "train_accuracy") for w in ladder}
-    # The glued names number the rungs from the plain images up.
-    for rung, world in enumerate(ladder):
+    for world in ladder:
         for i, tag in ((0, "0"), (-1, "last")):
-            found.trained(f"cross_world_{rung}_cnn_{tag}", cnn_in[world][i], sd["cnn"],
+            found.trained(f"cross_world_{world_slug(world)}_cnn_{tag}", cnn_in[world][i], sd["cnn"],
                           what=f"test accuracy of the CNN in the world {world!r} at {sizes[i]:,} images")
     for i, tag in ((0, "0"), (-1, "last")):
         found.trained(f"cross_world_top_cnn_{tag}", cnn_in[most_scrambled][i], sd["cnn"],
@@ -321,7 +368,7 @@ def _worlds(found: Evidence, budget, done: dict, accuracy: dict, sd: dict) -> No
                  why="how many scrambled worlds' crossings the seed means put between two sizes")
     # The exercise page's ladder_winners reads the same seed means: the worlds where the TinyViT's plain
     # accuracy (its accuracy in every world, by the theorem) is ahead at the end.
-    won = scaling.ladder_winners({w: cnn_in[w][-1].mean() for w in ladder}, accuracy["vit"][-1].mean())
+    won = scaling.ladder_winners(*ladder_at_largest(budget, done))
     if won != [w for w, (where, _) in passes.items() if where != "beyond"]:
         raise ValueError(f"scaling.ladder_winners ({won}) disagrees with the crossings {passes}")
     # Where each scrambled world's crossing falls: before the smallest size counts as 0, beyond the
@@ -453,10 +500,10 @@ def _source(found: Evidence, budget, accuracy: dict) -> None:
                 compare(accuracy["cnn"][-1], max(lab["cnn"])) == "more")
 
 
-def measure_twins(losses, weight_drift: float, steps: int) -> Evidence:
-    """The twin trainings of the last rung (:func:`vitbias.twins.twin_trainings`): ``losses``, the two
-    loss curves ``(2, steps)``; ``weight_drift``, how far the twin's final weights lie from the original's,
-    permuted."""
+def add_twins(found: Evidence, losses, weight_drift: float, steps: int) -> None:
+    """Adds to ``found`` (the chapter's :func:`measure`) the twin trainings of the last rung
+    (:func:`vitbias.twins.twin_trainings`): ``losses``, the two loss curves ``(2, steps)``;
+    ``weight_drift``, how far the twin's final weights lie from the original's, permuted."""
     losses = np.asarray(losses)
     if losses.shape != (2, steps):
         raise ValueError(f"losses must be two curves of {steps} steps, got shape {losses.shape}")
@@ -465,20 +512,19 @@ def measure_twins(losses, weight_drift: float, steps: int) -> Evidence:
     if not losses[0, -steps // 10:].mean() < 0.8 * losses[0, 0]:
         raise ValueError("the twins did not learn: their loss over the last tenth of the steps is not below "
                          "0.8 of the first")
-    found = Evidence("crossover")
     found.rounding("cross_pixel_max_loss_diff", np.abs(losses[0] - losses[1]).max(), TWINS_ROUNDING, why=ROUNDING)
     found.rounding("cross_pixel_weight_drift", weight_drift, TWINS_ROUNDING, why=ROUNDING)
     found.number("cross_pixel_steps", steps)
-    return found
 
 
-def measure_probe(budget, done: dict, probe_acc: dict) -> Evidence:
-    """The linear probe of the pretrained TinyViT and of its random twin on each seed's labels
-    (``probe_acc``: ``"pretrained"`` and ``"random weights"`` -> ``(seeds,)``), against the models trained
-    end to end on those labels (Welch's t test on the seeds) and against the source's probe."""
+def add_probe(found: Evidence, budget, done: dict, probe_acc: dict) -> None:
+    """Adds to ``found`` (the chapter's :func:`measure`) the linear probe of the pretrained TinyViT and
+    of its random twin on each seed's labels (``probe_acc``: ``"pretrained"`` and ``"random weights"``
+    -> ``(seeds,)``), against the models trained end to end on those labels (Welch's t test on the
+    seeds) and against the source's probe."""
     if set(probe_acc) != set(PROBE_SD) or any(len(v) != len(budget.seeds) for v in probe_acc.values()):
         raise ValueError(f"probe_acc must map {tuple(PROBE_SD)} to one accuracy per seed, got {probe_acc!r}")
-    sizes, sd, found = budget.train_sizes, one_run_sds(), Evidence("crossover")
+    sizes, sd = budget.train_sizes, one_run_sds()
     accuracy = {m: curve(done, budget, m) for m in MODELS}
     found.number("cross_probe_labels", budget.probe_labels)
     found.number("cross_pretrain_images", budget.pretrain.get("data", {}).get("train", 0))
@@ -511,4 +557,3 @@ def measure_probe(budget, done: dict, probe_acc: dict) -> Evidence:
                    more="stronger than", less="weaker than",
                    same="no stronger or weaker, as far as its {seeds} seeds can tell ({apart:.2f} apart, "
                         "where they resolve only {resolvable:.2f} or more), than")
-    return found

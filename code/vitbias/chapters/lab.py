@@ -28,7 +28,8 @@ ENTRY_IS_BOOK_RUN = "the book's entry is the conv stem's run of the first seed, 
 def measure(budget, train_set, test_set, *, E: dict, tokens, two_ways: float, lost: dict, best: float,
             jigsaw: dict, price: dict, hunger: dict, recipe: dict, probe: dict, finer: dict, board: dict,
             entry, my_vit) -> Evidence:
-    """The chapter's evidence, from what its sections computed.
+    """The chapter's evidence, from what its sections computed: the section functions below in the
+    page's order, which the page calls one by one, each beside the sentences it backs.
 
     ``E``: name -> embedding matrix ``(d, D)`` (``"pretrained"``, ``"random
     weights"``); ``tokens``: the pretrained embedding's tokens of section 2;
@@ -45,26 +46,30 @@ def measure(budget, train_set, test_set, *, E: dict, tokens, two_ways: float, lo
     :class:`vitbias.lab.Entry` of ``my_vit``.
     """
     found = Evidence("lab")
-    one_run_sd = {m: noise.one_run_sd("crossover", m) for m in ("cnn", "vit")}
-    _testbed(found, budget, train_set, test_set)
-    _embedding(found, E, tokens, two_ways, lost, best)
-    _jigsaw(found, jigsaw)
-    _price(found, price)
-    accuracy = _hunger(found, budget, hunger, one_run_sd)
-    _recipe(found, budget, recipe, one_run_sd)
-    _probe(found, budget, probe, accuracy["vit"], one_run_sd)
-    _finer(found, **finer)
-    trained = _board(found, budget, board, entry, one_run_sd)
-    torch.manual_seed(budget.seeds[0])
-    found.claim(ENTRY_IS_BOOK_RUN, is_the_stem_run(
-        entry, trained["conv stem"][0], budget.seeds[0],
-        challenge.book_run(my_vit(), budget, entry.train_size, budget.seeds[0]) is not None))
+    testbed(found, budget, train_set, test_set)
+    patch_embedding(found, E, tokens, two_ways, lost, best)
+    bag_of_patches(found, jigsaw)
+    price_of_a_token(found, price)
+    accuracy = data_hunger(found, budget, hunger)
+    augmentation_recipe(found, budget, recipe)
+    linear_probe(found, budget, probe, accuracy["vit"])
+    finer_grid(found, **finer)
+    trained = challenge_board(found, budget, board, entry)
+    book_entry(found, budget, entry, trained["conv stem"][0], my_vit)
     reads_the_plan(budget, [*hunger.values(), *recipe.values(), *board.values(), finer["run"]])
     return found
 
 
-def _testbed(found: Evidence, budget, train_set, test_set) -> None:
-    """The testbed's images and how the ViT cuts them (sections 1 and the opening)."""
+def _one_run_sd() -> dict:
+    """One run's sd of the CNN's and the ViT's test accuracy (``"cnn"``, ``"vit"``), the crossover
+    chapter's."""
+    return {m: noise.one_run_sd("crossover", m) for m in ("cnn", "vit")}
+
+
+def testbed(found: Evidence, budget, train_set, test_set) -> None:
+    """The opening and section 1 (``lab_image_side``, ``lab_patch``, ``lab_train_size``,
+    ``lab_test_size``, ``lab_tokens``, ``lab_patch_numbers``): the testbed's images ``(n, C, S, S)``
+    and how the ViT cuts them."""
     S, P, C = train_set.images.shape[-1], budget.vit["patch_size"], test_set.images.shape[1]
     found.number("lab_image_side", S)
     found.number("lab_patch", P)
@@ -74,8 +79,16 @@ def _testbed(found: Evidence, budget, train_set, test_set) -> None:
     found.number("lab_patch_numbers", C * P * P)
 
 
-def _embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dict, best: float) -> None:
-    """Section 2: the patch embedding as a strided convolution, and what a token keeps."""
+def patch_embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dict, best: float) -> None:
+    """Section 2 (``lab_embed_*``, ``lab_two_ways``, ``lab_lost_*``, ``lab_lit_pinv``): the patch
+    embedding as a strided convolution, and what a token keeps.
+
+    ``E``: name (``"pretrained"``, ``"random weights"``) -> embedding matrix
+    ``(d, D)``; ``tokens``: the pretrained embedding's tokens ``(images, N,
+    d)``; ``two_ways``: their largest difference between the two
+    computations; ``lost``: name -> relative error of the way back;
+    ``best``: the principal directions' error.
+    """
     d, D = E["pretrained"].shape
     found.number("lab_embed_width", d)
     found.number("lab_embed_directions", D)
@@ -92,16 +105,19 @@ def _embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dict, be
     found.verdict("lab_lost_text", KEPT[side])
 
 
-def _jigsaw(found: Evidence, change: dict) -> None:
-    """Section 3: the largest change of a logit under a jigsaw, ``"without"`` and ``"with"`` positions."""
+def bag_of_patches(found: Evidence, change: dict) -> None:
+    """Section 3 (``lab_jigsaw_without``, ``lab_jigsaw_with``): the largest change of a logit under a
+    jigsaw, ``change["without"]`` and ``change["with"]`` positions; ``ValueError`` when the change
+    without positions is more than rounding."""
     found.rounding("lab_jigsaw_without", change["without"], 1e-5,
                    why="float32 rounding only: a bound, not a value")
     found.number("lab_jigsaw_with", change["with"], rel=0.01,
                  why="float32 forward pass with fixed seeds: another summation order moves it far less than 1 %")
 
 
-def _price(found: Evidence, price: dict) -> None:
-    """Section 4: ViT-L/16's parameters and multiply-adds at 224 and 384 pixels (``price[px][count]``)."""
+def price_of_a_token(found: Evidence, price: dict) -> None:
+    """Section 4 (``lab_l16_*``, and the claims on how attention's cost grows): ViT-L/16's parameters
+    and multiply-adds at 224 and 384 pixels, ``price[px][count]``."""
     for px in (224, 384):
         for key in ("tokens", "total", "positions"):
             found.number(f"lab_l16_{key}_{px}", price[px][key])
@@ -120,10 +136,11 @@ def _price(found: Evidence, price: dict) -> None:
                 price[384]["tokens"] < crossover)
 
 
-def _hunger(found: Evidence, budget, hunger: dict, one_run_sd: dict) -> dict:
-    """Section 5: the CNN and the ViT at the smallest and largest size; returns model -> accuracies
-    ``(sizes, seeds)``."""
-    sizes, seeds = budget.train_sizes, budget.seeds
+def data_hunger(found: Evidence, budget, hunger: dict) -> dict:
+    """Section 5 (``lab_cnn_*``, ``lab_vit_*``, ``lab_size_*``, and the claim on the parameter counts):
+    the CNN and the ViT at the smallest and largest size, from ``hunger``, ``(model, n, seed) -> run``.
+    Returns model -> test accuracies ``(sizes, seeds)``."""
+    sizes, seeds, one_run_sd = budget.train_sizes, budget.seeds, _one_run_sd()
     accuracy = {m: np.array([[hunger[m, n, s].accuracy for s in seeds] for n in sizes]) for m in ("cnn", "vit")}
     for m, name in (("cnn", "CNN"), ("vit", "ViT")):
         for tag, i in (("small", 0), ("large", -1)):
@@ -138,8 +155,10 @@ def _hunger(found: Evidence, budget, hunger: dict, one_run_sd: dict) -> dict:
     return accuracy
 
 
-def _recipe(found: Evidence, budget, recipe: dict, one_run_sd: dict) -> None:
-    """Section 6: both models at the recipe's size without and with crop and flip."""
+def augmentation_recipe(found: Evidence, budget, recipe: dict) -> None:
+    """Section 6 (``lab_recipe_*``, ``lab_deit_epochs``): both models at the recipe's size without and
+    with crop and flip, from ``recipe``, ``(model, augment, seed) -> run``."""
+    one_run_sd = _one_run_sd()
     found.number("lab_recipe_size", budget.recipe_size)
     found.number("lab_deit_epochs", lit.DEIT_EPOCHS.value)
     samples = {(m, aug, kind): [getattr(recipe[m, aug, s], kind) for s in budget.seeds]
@@ -158,9 +177,10 @@ def _recipe(found: Evidence, budget, recipe: dict, one_run_sd: dict) -> None:
                        **RECIPE_DIRECTION)
 
 
-def _probe(found: Evidence, budget, probe: dict, vit_accuracy, one_run_sd: dict) -> None:
-    """Section 7: linear probes on pretrained and random features (name -> ``(seeds,)``) against the ViT
-    trained end to end on as many labels (``vit_accuracy``: ``(sizes, seeds)``)."""
+def linear_probe(found: Evidence, budget, probe: dict, vit_accuracy) -> None:
+    """Section 7 (``lab_probe_*``): linear probes on pretrained and random features (``probe``: name ->
+    accuracies ``(seeds,)``) against the ViT trained end to end on as many labels (``vit_accuracy``:
+    ``(sizes, seeds)``)."""
     found.number("lab_probe_labels", budget.probe_labels)
     # The pretrained probe moves with its one pretraining run, so its band is one run's (sd 0.055, the
     # crossover chapter's), whatever the number of label seeds it is averaged over.
@@ -168,12 +188,19 @@ def _probe(found: Evidence, budget, probe: dict, vit_accuracy, one_run_sd: dict)
                   what="linear-probe accuracy on the pretrained features, one pretraining run probed on each "
                        "seed's labels")
     found.number("lab_probe_random", np.mean(probe["random weights"]), abs=0.05, why=PROBE_RANDOM)
-    found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)], one_run_sd["vit"],
-                  what="test accuracy of the ViT trained end to end on the probe's labels")
+    found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)],
+                  _one_run_sd()["vit"], what="test accuracy of the ViT trained end to end on the probe's labels")
 
 
-def _finer(found: Evidence, run, distance, near: dict, far: dict, attention) -> None:
-    """Section 8: where the ViT on the finer grid looks, and what its position table learned."""
+def finer_grid(found: Evidence, run, distance, near: dict, far: dict, attention) -> None:
+    """Section 8 (``lab_pre_*``, ``lab_random_near``): where the ViT on the finer grid (``run``) looks,
+    and what its position table learned.
+
+    ``distance``: mean attention distance ``(layers, heads)`` in pixels;
+    ``near``, ``far``: ``"trained"``/``"initial"`` -> cosine similarity of
+    the position vectors; ``attention``: ``(images, layers, heads, N, N)``,
+    whose last layer's patch queries must sum to 1 (else ``ValueError``).
+    """
     cfg = run.model.config
     grid, prefix = cfg.grid_size, cfg.num_prefix_tokens
     last = attention[:, -1].mean(axis=1)[:, prefix:]  # (images, patch queries, N): what the patches read
@@ -195,14 +222,15 @@ def _finer(found: Evidence, run, distance, near: dict, far: dict, attention) -> 
     found.number("lab_pre_grid", grid)
 
 
-def _board(found: Evidence, budget, board: dict, entry, one_run_sd: dict) -> dict:
-    """Section 9: the entry beside the plain ViT, the CNN and the best route; returns name -> runs over
-    the seeds."""
+def challenge_board(found: Evidence, budget, board: dict, entry) -> dict:
+    """Section 9 (``lab_max_*``, ``lab_challenge_size``, ``lab_n_*``, ``lab_best_route``,
+    ``lab_entry*``, ``lab_board_*``): the entry beside the plain ViT, the CNN and the best route, from
+    ``board``, ``(name, seed) -> run`` at the challenge's size. Returns name -> runs over the seeds."""
     routes, seeds = plan.prior_routes(budget), budget.seeds
     trained = {name: [board[name, s] for s in seeds] for name in (*routes, "plain ViT", "CNN")}
     scores = {name: [r.accuracy for r in group] for name, group in trained.items()}
     best_route = max(routes, key=lambda name: np.mean(scores[name]))
-    sd = {**one_run_sd, "route": noise.one_run_sd("priors", "routes")}
+    sd = {**_one_run_sd(), "route": noise.one_run_sd("priors", "routes")}
     found.number("lab_max_params", challenge.MAX_PARAMETERS)
     found.number("lab_max_images", plan.MAX_IMAGES)
     found.number("lab_challenge_size", plan.challenge_size(budget))
@@ -221,6 +249,16 @@ def _board(found: Evidence, budget, board: dict, entry, one_run_sd: dict) -> dic
                        same=f"{{apart:.3f}} from the {name}, a difference its {{seeds}} seeds cannot resolve "
                             "(they resolve only {resolvable:.3f} or more)")
     return trained
+
+
+def book_entry(found: Evidence, budget, entry, stem_run, my_vit) -> None:
+    """Section 9's last claim: an ``entry`` of ``my_vit`` that repeats one of the book's runs is the conv
+    stem's run ``stem_run`` of the first seed (:func:`is_the_stem_run`). Seeds torch's generator with
+    the first seed, to draw ``my_vit``'s initial weights as :func:`vitbias.lab.enter` does."""
+    torch.manual_seed(budget.seeds[0])
+    found.claim(ENTRY_IS_BOOK_RUN, is_the_stem_run(
+        entry, stem_run, budget.seeds[0],
+        challenge.book_run(my_vit(), budget, entry.train_size, budget.seeds[0]) is not None))
 
 
 def is_the_stem_run(entry, stem_run, first_seed: int, repeats_a_book_run: bool) -> bool:

@@ -1,5 +1,10 @@
 """The locality chapter: how far the heads of ViTs trained on a finer grid look, how alike their
-learned position vectors are, and how well attention ranks the patches a prediction depends on."""
+learned position vectors are, and how well attention ranks the patches a prediction depends on.
+
+The page builds its :class:`~vitbias.evidence.Evidence` section by section: each section function
+below adds the ``loc_*`` entries and the claims of one section of the page, called right after the
+cell that computes its input; :func:`measure` composes them in the page's order.
+"""
 
 from __future__ import annotations
 
@@ -101,9 +106,11 @@ def kept_maps(budget, trained: dict, test_set) -> dict:
             for s in budget.seeds}
 
 
-def _fields(found: Evidence, conv) -> None:
-    """Where stacked 3 by 3 convolutions can look on the ViT-B/16 grid; ``conv``: ``(layers,)``, the
-    patches one patch sees after each layer, from layer 1."""
+def conv_fields(found: Evidence, conv) -> None:
+    """Where stacked 3 by 3 convolutions can look on the ViT-B/16 grid: ``loc_grid``, ``loc_cells``,
+    ``loc_conv_*``, ``loc_uniform_mad_px``, ``loc_lab_uniform_px`` and the claim that uniform attention's
+    distance rounds to the lab's. ``conv``: ``(layers,)``, the patches one patch sees after each layer,
+    from layer 1."""
     grid = FIELD_VIT.img_size // FIELD_VIT.patch_size
     conv = np.asarray(conv)
     if conv.ndim != 1 or len(conv) < 3 or not np.any(conv == grid * grid):
@@ -122,8 +129,12 @@ def _fields(found: Evidence, conv) -> None:
                 round(uniform) == lit.LAB_UNIFORM_DISTANCE.value)
 
 
-def _setting(found: Evidence, budget, trained: dict, images: int) -> None:
-    """The testbed's grid, against which the chapter's finer grid and its ViT are set."""
+def finer_grid(found: Evidence, budget, trained: dict, images: int) -> None:
+    """The testbed's grid, against which the chapter's finer grid and its ViT are set: ``loc_testbed_*``,
+    ``loc_grid_patches``, ``loc_patch_px``, ``loc_tokens``, ``loc_model_text``, ``loc_params``,
+    ``loc_uniform_px``, ``loc_n_images`` (``images``, the test images of every distance),
+    ``loc_n_seeds`` and the claim that the ViT keeps the testbed's width and heads. ``trained``: the
+    runs of :func:`vitbias.plan.locality`."""
     grid, P, uniform = _grid(budget)
     testbed = budget.vit
     testbed_grid = testbed["img_size"] // testbed["patch_size"]
@@ -151,9 +162,15 @@ def _setting(found: Evidence, budget, trained: dict, images: int) -> None:
     found.number("loc_n_seeds", len(budget.seeds))
 
 
-def _trained_heads(found: Evidence, budget, trained: dict, per_size: dict) -> tuple[dict, str]:
-    """How far the plain ViTs' heads look at both sizes; returns their :func:`head_summaries` and the
-    outcome of the share of local filters against zero (``"none"`` when no head of any run is one)."""
+def trained_heads(found: Evidence, budget, trained: dict, per_size: dict) -> tuple[dict, str]:
+    """How far the plain ViTs' heads look at both sizes: ``loc_size_*``, ``loc_acc_*``, ``loc_fit_*``,
+    ``loc_first_*``, ``loc_last_*``, ``loc_min_head_*``, ``loc_local_share_*`` and their sentences.
+
+    ``per_size``: size -> ``(seeds, layers, heads)``, every head's mean attention distance in px.
+    Returns their :func:`head_summaries` and the outcome of the share of local filters against zero
+    (``"none"`` when no head of any run is one), for :func:`baselines`, :func:`stem_heads`,
+    :func:`shuffled_heads` and :func:`learned_positions`.
+    """
     small, large = plan.locality_sizes(budget)
     accuracy, fitted = accuracies(budget, trained)
     heads = head_summaries(budget, per_size)
@@ -201,9 +218,10 @@ def _trained_heads(found: Evidence, budget, trained: dict, per_size: dict) -> tu
     return heads, share_outcome
 
 
-def _conventions(found: Evidence, budget, trained: dict, maps: dict) -> None:
+def cls_convention(found: Evidence, budget, trained: dict, maps: dict) -> None:
     """The first layer's distance with the weight on [CLS] counted as distance zero instead of dropped,
-    on the :func:`kept_maps`."""
+    ``loc_first_large_plain``, and the claim that it is lower; ``maps``: :func:`kept_maps`, seed ->
+    ``(images, layers, heads, N, N)``."""
     grid, P, uniform = _grid(budget)
     if set(maps) != set(budget.seeds) or any(np.ndim(m) != 5 for m in maps.values()):
         raise ValueError(f"maps must hold (images, layers, heads, N, N) for each seed {budget.seeds}")
@@ -219,10 +237,17 @@ def _conventions(found: Evidence, budget, trained: dict, maps: dict) -> None:
                 np.all(dropped <= kept))
 
 
-def _baselines(found: Evidence, budget, trained: dict, test_set, first: dict, images: int) -> np.ndarray:
+def baselines(found: Evidence, budget, trained: dict, test_set, first_large, images: int) -> np.ndarray:
     """The larger set's first layer against its initial weights, its own patch left out, and its weight on
-    the 8 patches around the query; returns the first layer's distance at initialisation, ``(seeds,)``."""
+    the 8 patches around the query, over ``images`` test images: ``loc_init_*``, ``loc_others_*`` and
+    ``loc_near_first``, ``loc_near_uniform``, ``loc_near_text``. ``first_large``: ``(seeds,)``, the
+    trained first layer's distance as a fraction of uniform (:func:`trained_heads`). Returns the first
+    layer's distance at initialisation, ``(seeds,)``, a fraction of uniform attention."""
     grid, P, uniform = _grid(budget)
+    first_large = np.asarray(first_large, dtype=float)
+    if first_large.shape != (len(budget.seeds),):
+        raise ValueError(f"first_large must hold one distance per seed ({len(budget.seeds)}), "
+                         f"got shape {first_large.shape}")
     large = plan.locality_sizes(budget)[1]
     plain_runs = [trained[large, s, 0.0] for s in budget.seeds]
 
@@ -246,7 +271,7 @@ def _baselines(found: Evidence, budget, trained: dict, test_set, first: dict, im
                   what=f"{WHAT}, first layer, each query's own patch left out")
     found.trained("loc_near_first", near_first, noise.one_run_sd("locality", "neighbour weight"),
                   what="weight of the first layer of the ViT on the finer grid on the 8 patches around the query")
-    found.compared("loc_init_text", first[large], init_first, paired=True, more="farther than where it began",
+    found.compared("loc_init_text", first_large, init_first, paired=True, more="farther than where it began",
                    less="nearer than where it began",
                    same="about where it began ({apart:.2f} apart, where {seeds} paired seeds resolve "
                         "{resolvable:.2f})")
@@ -260,8 +285,10 @@ def _baselines(found: Evidence, budget, trained: dict, test_set, first: dict, im
     return init_first
 
 
-def _lab_distances(found: Evidence) -> None:
-    """The lab's pretrained ViT-Ti/16: its heads' distances in layers 1 and 12, in px."""
+def lab_distances(found: Evidence) -> None:
+    """The lab's pretrained ViT-Ti/16: its heads' distances in layers 1 and 12, in px (``loc_lab_first_*``,
+    ``loc_lab_last_*``), and the claims that one first-layer head is a local filter and every head of
+    layer 12 looks farther than uniform attention."""
     for i, (head_first, head_last) in enumerate(zip(lit.LAB_DISTANCE_FIRST, lit.LAB_DISTANCE_LAST)):
         found.number(f"loc_lab_first_{i}", head_first.value)
         found.number(f"loc_lab_last_{i}", head_last.value)
@@ -272,13 +299,15 @@ def _lab_distances(found: Evidence) -> None:
                 min(h.value for h in lit.LAB_DISTANCE_LAST) > uniform)
 
 
-def _stem(found: Evidence, budget, trained: dict, stem, first_small, accuracy_small) -> None:
-    """The ViT with a convolutional stem against the plain ViT, both on the smaller set;
-    ``stem``: ``(seeds, layers, heads)``, its heads' distances in px."""
+def stem_heads(found: Evidence, budget, trained: dict, stem, first_small) -> None:
+    """The ViT with a convolutional stem against the plain ViT, both on the smaller set: ``loc_stem_*``.
+    ``stem``: ``(seeds, layers, heads)``, its heads' distances in px; ``first_small``: ``(seeds,)``, the
+    plain ViT's first layer as a fraction of uniform (:func:`trained_heads`)."""
     stem = np.asarray(stem, dtype=float)
     if stem.ndim != 3 or len(stem) != len(budget.seeds):
         raise ValueError(f"stem must be (seeds, layers, heads) with {len(budget.seeds)} seeds, got {stem.shape}")
     uniform = _grid(budget)[2]
+    accuracy_small = accuracies(budget, trained)[0][plan.locality_sizes(budget)[0]]
     one_run_frac = noise.one_run_sd("locality", "distance")
     stem_first = stem[:, 0].mean(axis=1) / uniform  # each seed's first layer
     stem_accuracy = np.array([trained["stem", s].accuracy for s in budget.seeds])
@@ -297,10 +326,11 @@ def _stem(found: Evidence, budget, trained: dict, stem, first_small, accuracy_sm
                         "resolve")
 
 
-def _shuffled(found: Evidence, budget, shuffled: dict, first_small, init_first) -> None:
+def shuffled_heads(found: Evidence, budget, shuffled: dict, first_small, init_first) -> None:
     """The first layer of the ViT trained on shuffled images, read in either grid, and the theorem's
-    equality with the plain ViT's; ``shuffled``: ``{"shuffled grid" | "original grid": (seeds,)}``,
-    fractions of uniform attention."""
+    equality with the plain ViT's: ``loc_shuffled_*`` and ``loc_theorem_*``. ``shuffled``:
+    ``{"shuffled grid" | "original grid": (seeds,)}``, fractions of uniform attention; ``first_small``
+    (:func:`trained_heads`) and ``init_first`` (:func:`baselines`): ``(seeds,)``, the same."""
     if set(shuffled) != {"shuffled grid", "original grid"}:
         raise ValueError(f"shuffled must hold 'shuffled grid' and 'original grid', got {sorted(shuffled)}")
     in_shuffled, in_original = shuffled["shuffled grid"], shuffled["original grid"]
@@ -330,9 +360,12 @@ def _shuffled(found: Evidence, budget, shuffled: dict, first_small, init_first) 
                      unresolved="cannot show it: these seeds show agreement only within {shown:.3f}")
 
 
-def _positions(found: Evidence, budget, positions: dict, share_outcome: str) -> None:
-    """How alike the learned position vectors of neighbouring and of far patches are, and the lab's;
-    ``positions``: ``{"neighbours" | "far": {size: (seeds,)}}``, mean cosine similarities."""
+def learned_positions(found: Evidence, budget, positions: dict, share_outcome: str) -> None:
+    """How alike the learned position vectors of neighbouring and of far patches are, and the lab's:
+    ``loc_near_*``, ``loc_far_*``, ``loc_gap_*``, ``loc_lab_*`` of positions, ``loc_positions_*``,
+    ``loc_grid_before_heads_text`` and the claims on the lab's far threshold and position table.
+    ``positions``: ``{"neighbours" | "far": {size: (seeds,)}}``, mean cosine similarities;
+    ``share_outcome``: the share of local filters' outcome from :func:`trained_heads`."""
     if set(positions) != {"neighbours", "far"}:
         raise ValueError(f"positions must hold 'neighbours' and 'far', got {sorted(positions)}")
     near = _by_size(budget, "positions['neighbours']", positions["neighbours"], 1)
@@ -370,10 +403,11 @@ def _positions(found: Evidence, budget, positions: dict, share_outcome: str) -> 
                    same="moved it by {apart:.2f}, less than the {resolvable:.2f} that {seeds} seeds a size resolve")
 
 
-def _pretrained(found: Evidence, budget, config, distance, near: float, far: float) -> None:
-    """The ViT pretrained elsewhere, one run: ``config`` its :class:`vitbias.vit.ViTConfig`, ``distance``
-    its heads' distances on the test images, ``(layers, heads)`` in px, ``near`` and ``far`` the mean
-    cosine similarities of its position vectors with the 4 neighbours and at half the grid or more."""
+def pretrained_vit(found: Evidence, budget, config, distance, near: float, far: float) -> None:
+    """The ViT pretrained elsewhere, one run (``loc_pre_*``): ``config`` its :class:`vitbias.vit.ViTConfig`,
+    ``distance`` its heads' distances on the test images, ``(layers, heads)`` in px, ``near`` and ``far``
+    the mean cosine similarities of its position vectors with the 4 neighbours and at half the grid or
+    more."""
     distance = np.asarray(distance, dtype=float)
     if distance.ndim != 2:
         raise ValueError(f"the pretrained ViT's distances must be (layers, heads), got shape {distance.shape}")
@@ -411,8 +445,9 @@ def _pretrained(found: Evidence, budget, config, distance, near: float, far: flo
                   if near > far + 2 * band(one_run_cos) else "shows no clear grid")
 
 
-def _papers(found: Evidence) -> None:
-    """What JFT-300M adds over ImageNet-1k to ViT-B/32 and ViT-L/16 (the ViT paper's Table 5)."""
+def pretraining_gains(found: Evidence) -> None:
+    """What JFT-300M adds over ImageNet-1k to ViT-B/32 and ViT-L/16 (the ViT paper's Table 5):
+    ``loc_jft_gain_*`` and the claim that ViT-B/32 depends less on it."""
     table5 = lit.VIT_TABLE5
     gain = {m: table5[m, "JFT-300M"].value - table5[m, "ImageNet-1k"].value for m in ("ViT-B/32", "ViT-L/16")}
     found.number("loc_jft_gain_b32", gain["ViT-B/32"])
@@ -421,9 +456,10 @@ def _papers(found: Evidence) -> None:
                 gain["ViT-B/32"] < gain["ViT-L/16"])
 
 
-def _ranks(found: Evidence, agreement: dict, images: int) -> None:
-    """How well each attention map ranks the patches as the gradients do; ``agreement``: reading of
-    :data:`READINGS` -> ``(seeds,)``, each seed's mean rank correlation over ``images`` test images."""
+def attention_ranks(found: Evidence, agreement: dict, images: int) -> None:
+    """How well each attention map ranks the patches as the gradients do (``loc_rank_*``); ``agreement``:
+    reading of :data:`READINGS` -> ``(seeds,)``, each seed's mean rank correlation over ``images`` test
+    images."""
     if set(agreement) != set(READINGS):
         raise ValueError(f"agreement must hold {READINGS}, got {sorted(agreement)}")
     # One run's standard deviation of a mean rank correlation over the images (vitbias.noise).
@@ -453,21 +489,22 @@ def measure(budget, trained: dict, test_set, *, conv, per_size: dict, images: in
     stacked 3 by 3 convolutions see on the ViT-B/16 grid; ``per_size``: size -> ``(seeds, layers,
     heads)``, the plain ViTs' distances in px over ``images`` test images; ``maps``: :func:`kept_maps`;
     ``stem``: ``(seeds, layers, heads)``, the stem's distances in px; ``shuffled`` as for
-    :func:`_shuffled`, ``positions`` as for :func:`_positions`; ``pretrained``: ``config``,
-    ``distance``, ``near`` and ``far`` of :func:`_pretrained`; ``agreement`` as for :func:`_ranks`.
+    :func:`shuffled_heads`, ``positions`` as for :func:`learned_positions`; ``pretrained``: ``config``,
+    ``distance``, ``near`` and ``far`` of :func:`pretrained_vit`; ``agreement`` as for
+    :func:`attention_ranks`. The section functions in the page's order, as the page calls them.
     """
     found = Evidence("locality")
-    _fields(found, conv)
-    _setting(found, budget, trained, images)
-    heads, share_outcome = _trained_heads(found, budget, trained, per_size)
-    _conventions(found, budget, trained, maps)
-    init_first = _baselines(found, budget, trained, test_set, heads["first"], images)
-    _lab_distances(found)
-    small = plan.locality_sizes(budget)[0]
-    _stem(found, budget, trained, stem, heads["first"][small], accuracies(budget, trained)[0][small])
-    _shuffled(found, budget, shuffled, heads["first"][small], init_first)
-    _positions(found, budget, positions, share_outcome)
-    _pretrained(found, budget, **pretrained)
-    _papers(found)
-    _ranks(found, agreement, len(maps[budget.seeds[0]]))
+    conv_fields(found, conv)
+    finer_grid(found, budget, trained, images)
+    heads, share_outcome = trained_heads(found, budget, trained, per_size)
+    cls_convention(found, budget, trained, maps)
+    small, large = plan.locality_sizes(budget)
+    init_first = baselines(found, budget, trained, test_set, heads["first"][large], images)
+    lab_distances(found)
+    stem_heads(found, budget, trained, stem, heads["first"][small])
+    shuffled_heads(found, budget, shuffled, heads["first"][small], init_first)
+    learned_positions(found, budget, positions, share_outcome)
+    pretrained_vit(found, budget, **pretrained)
+    pretraining_gains(found)
+    attention_ranks(found, agreement, len(maps[budget.seeds[0]]))
     return found

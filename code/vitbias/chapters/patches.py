@@ -1,14 +1,20 @@
 """The patches chapter: what cutting an image into tokens costs, in parameters and multiply-adds, and
-what a token keeps, checked against timm, the ViT paper and the lecture's lab."""
+what a token keeps, checked against timm, the ViT paper and the lecture's lab.
+
+The page computes its experiments in its visible cells and hands each result to the section function
+of that name, which glues its numbers into the page's :class:`~vitbias.evidence.Evidence` and keeps its
+claims; :func:`measure` is the same sections in the page's order, for the tests.
+"""
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import torch
 
-from .. import cost, geometry, handvit, models, patches, positions, vit
+from .. import cost, models, patches, positions, vit
 from .. import literature as lit
 from ..evidence import Evidence
 
@@ -18,13 +24,8 @@ FLOAT32 = "float32 forward pass with fixed seeds: another summation order moves 
 LINEAR_ALGEBRA = "least squares through LAPACK: another summation order moves the sixth digit at most"
 TIMING = "wall-clock time of this machine under its load at build time"
 TIMED = ("224 / 16", "224 / 8", "448 / 8")  # the cost table's settings, image / patch, in its order
-# The configurations whose logits the chapter compares with timm's.
-CHECKS = {"TinyViT, mean of patches": vit.TINY_VIT_QUICK,
-          "TinyViT, [CLS]": vit.TINY_VIT_QUICK.replace(pool="cls"),
-          "TinyViT, 4 registers": vit.TINY_VIT_QUICK.replace(reg_tokens=4)}
 JIGSAW_SIDE, JIGSAW_PATCH = 32, 4  # the jigsaw's images and pieces, the lab's TinyViT's images and patches
-KEPT = {"ViT-B/16": vit.VIT_B_16, "ViT-Ti/16": vit.VIT_TI_16, "ViT-B/32": vit.VIT_B_32,
-        "ViT-L/16": vit.VIT_L_16}
+HAND_TOKENS = ["[CLS]"] + [f"patch {k}" for k in range(4)]  # the worked example's tokens, in order
 
 
 def markdown_table(header, rows) -> str:
@@ -53,23 +54,14 @@ def meta_timm(name: str):
 
 
 # ---------------------------------------------------------------------------
-# The experiments: each the page's teaching cell, run again with its seeds.
+# What the page's visible cells do not compute themselves.
 # ---------------------------------------------------------------------------
 
 
-def our_vit_b16() -> dict:
-    """Our ViT-B/16 on the meta device (shapes only): its ``"trace"``, ``(step, shape)`` after each
-    step of one image, and its ``"parameters"``."""
-    config = vit.VIT_B_16
+def experiment_vit(budget) -> torch.nn.Module:
+    """The ViT that ``budget``'s experiments train, on the meta device: its shapes, no weights drawn."""
     with torch.device("meta"):
-        model = vit.ViT(config)
-        traced = model.trace(torch.empty(1, config.in_chans, config.img_size, config.img_size))
-    return {"trace": traced, "parameters": geometry.parameter_count(model)}
-
-
-def timm_counts() -> dict[str, int]:
-    """The parameters of timm's model of each standard size, by name (``"ViT-B/16"``)."""
-    return {name: geometry.parameter_count(meta_timm(vit.TIMM_NAMES[name])) for name in vit.STANDARD}
+        return models.build(budget.vit)
 
 
 def timm_counted_macs() -> int:
@@ -77,143 +69,56 @@ def timm_counted_macs() -> int:
     return cost.torch_counted_macs(meta_timm("vit_base_patch16_224"), torch.empty(1, 3, 224, 224, device="meta"))
 
 
-def timm_differences() -> dict[str, float]:
-    """The largest logit difference between timm's ``VisionTransformer`` and ours with its weights, by
-    configuration of :data:`CHECKS`."""
-    from timm.models.vision_transformer import VisionTransformer
+def jigsaw_details(small, shuffled, order, without, with_positions) -> dict:
+    """What the jigsaw's models do besides moving the logits: the number of ``"images"``,
+    ``"equivariance"`` (how far the shuffled images' output tokens are from the images' output tokens
+    shuffled), the ``"logit scale"`` of the model with positions and the ``"position std"`` of its table.
 
-    differences = {}
-    for name, cfg in CHECKS.items():
-        torch.manual_seed(0)
-        reference = VisionTransformer(**vit.timm_kwargs(cfg)).eval()
-        ours = vit.from_timm(reference)
-        images = patches.power_law_images(2, cfg.img_size, seed=1)
-        with torch.no_grad():
-            differences[name] = (ours(images) - reference(images)).abs().max().item()
-    return differences
-
-
-def two_ways() -> dict[str, float]:
-    """ViT-B/16's patch embedding as a matrix and as a convolution: how far apart in ``"float32"`` and
-    ``"float64"``, and the ``"largest output"``."""
-    torch.manual_seed(0)
-    conv = torch.nn.Conv2d(3, 768, kernel_size=16, stride=16)
-    image = patches.power_law_images(1, 224, seed=0)
+    ``small``, ``shuffled``: the images and their jigsaws, ``(images, C, S, S)``; ``order``: the
+    permutation of the ``N`` patches, ``(N,)``; ``without``, ``with_positions``: the two ViTs, which
+    average their patch tokens.
+    """
+    if small.shape != shuffled.shape:
+        raise ValueError(f"a jigsaw has its image's shape: {tuple(small.shape)} against {tuple(shuffled.shape)}")
     with torch.no_grad():
-        as_matrix = patches.embed_linear(image, conv.weight, conv.bias)
-        as_conv = patches.embed_conv(image, conv.weight, conv.bias)
-        float32 = (as_matrix - as_conv).abs().max().item()
-        exact = [f(image.double(), conv.weight.double(), conv.bias.double())
-                 for f in (patches.embed_linear, patches.embed_conv)]
-    return {"float32": float32, "float64": (exact[0] - exact[1]).abs().max().item(),
-            "largest output": as_conv.abs().max().item()}
-
-
-def jigsaw_changes() -> dict:
-    """The jigsaw on an untrained ViT of the lab's TinyViT shape, without and with a position table:
-    the number of ``"images"``, the largest logit change ``"without"`` and ``"with"`` positions,
-    ``"equivariance"`` (how far the shuffled image's output tokens are from the shuffled output tokens),
-    the ``"logit scale"`` and the ``"position std"`` of the fresh table."""
-    small = patches.power_law_images(16, JIGSAW_SIDE, seed=2)
-    order = torch.randperm((JIGSAW_SIDE // JIGSAW_PATCH) ** 2, generator=torch.Generator().manual_seed(3))
-    shuffled = patches.jigsaw(small, JIGSAW_PATCH, order)
-    no_positions = vit.TINY_VIT.replace(pool="mean", class_token=False, pos_embed=False)
-    torch.manual_seed(0)
-    without = vit.ViT(no_positions).eval()
-    with_positions = vit.ViT(no_positions.replace(pos_embed=True)).eval()
-    with_positions.load_state_dict(without.state_dict(), strict=False)
-    with torch.no_grad():
-        change_without = (without(shuffled) - without(small)).abs().max().item()
-        change_with = (with_positions(shuffled) - with_positions(small)).abs().max().item()
         tokens, _ = without.encode(small)
         tokens_shuffled, _ = without.encode(shuffled)
         scale = with_positions(small).abs().max().item()
-    return {"images": small.shape[0], "without": change_without, "with": change_with,
-            "equivariance": (tokens_shuffled - tokens[:, order]).abs().max().item(),
+    return {"images": small.shape[0], "equivariance": (tokens_shuffled - tokens[:, order]).abs().max().item(),
             "logit scale": scale, "position std": with_positions.pos_embed.std().item()}
 
 
-def reconstruction_errors() -> dict:
-    """Relative errors of test patches rebuilt through the pseudoinverse of ViT-Ti/16-shaped embeddings,
-    ``"random"`` and ``"best linear"``, and the number of ``"patches"``."""
-    fit_images = patches.power_law_images(12, 224, seed=10)
-    test_images = patches.power_law_images(12, 224, seed=11)
+def resize_difference(table_old: torch.Tensor, table_new: torch.Tensor) -> float:
+    """The largest difference between our resize and timm's bilinear ``resample_abs_pos_embed``, on
+    ``table_new``, our resize of ``table_old``, and on a random table of ``table_old``'s shape.
 
-    def flat(images):
-        return geometry.patchify(images, 16).reshape(-1, 768).double().numpy()
-
-    torch.manual_seed(0)
-    random_E = (torch.nn.Conv2d(3, 192, 16, stride=16).weight.detach()
-                .reshape(192, 768).double().numpy())
-    best_E = patches.best_linear_basis(flat(fit_images), 192)
-    return {"random": patches.pinv_reconstruction_error(flat(test_images), random_E),
-            "best linear": patches.pinv_reconstruction_error(flat(test_images), best_E),
-            "patches": flat(test_images).shape[0]}
-
-
-def smooth_tables() -> dict[str, torch.Tensor]:
-    """ViT-B/16's smooth position table (a zero [CLS] row and a 2-D sine and cosine table), ``"224"``,
-    and resized to 384 pixels, ``"384"``."""
-    from timm.layers import build_sincos2d_pos_embed
-
-    table_224 = torch.cat([torch.zeros(1, 1, 768), build_sincos2d_pos_embed([14, 14], dim=768)[None]],
-                          dim=1)
-    return {"224": table_224,
-            "384": positions.resize_position_table(table_224, old_grid=14, new_grid=24)}
-
-
-def resize_difference(tables: dict[str, torch.Tensor]) -> float:
-    """The largest difference between our resize and timm's bilinear ``resample_abs_pos_embed``, on the
-    smooth table and on a random one."""
+    ``table_old``, ``table_new``: ``(1, 1 + old^2, d)`` and ``(1, 1 + new^2, d)``, a [CLS] row first.
+    """
     from timm.layers import resample_abs_pos_embed
 
+    old, new = (math.isqrt(t.shape[1] - 1) for t in (table_old, table_new))
+    if table_old.shape[1] != 1 + old**2 or table_new.shape[1] != 1 + new**2:
+        raise ValueError(f"tables need a [CLS] row and a square grid, got {tuple(table_old.shape)} "
+                         f"and {tuple(table_new.shape)}")
+
     def library(table):
-        return resample_abs_pos_embed(table, (24, 24), (14, 14), num_prefix_tokens=1,
+        return resample_abs_pos_embed(table, (new, new), (old, old), num_prefix_tokens=1,
                                       interpolation="bilinear")
 
-    random_table = torch.randn(1, 197, 768, generator=torch.Generator().manual_seed(0))
-    return max((tables["384"] - library(tables["224"])).abs().max().item(),
-               (positions.resize_position_table(random_table, 14, 24) - library(random_table))
+    random_table = torch.randn(*table_old.shape, generator=torch.Generator().manual_seed(0))
+    return max((table_new - library(table_old)).abs().max().item(),
+               (positions.resize_position_table(random_table, old, new) - library(random_table))
                .abs().max().item())
 
 
-def offset_spreads() -> dict[str, float]:
-    """How much one query and one key, placed at every cell of a 14 x 14 grid, score differently among
-    pairs with the same offset: with ``"2-D RoPE"`` and with a fresh ``"absolute table"``."""
-    grid_rows, grid_cols = geometry.grid_coordinates((14, 14)).T
-    generator = torch.Generator().manual_seed(0)
-    q, k = torch.randn(2, 64, dtype=torch.float64, generator=generator)
-    same_q, same_k = q.expand(196, 64), k.expand(196, 64)
-    rope = positions.rope_scores(same_q, same_k, grid_rows, grid_cols)
-    learned = 0.02 * torch.randn(196, 64, dtype=torch.float64, generator=generator)
-    absolute = (same_q + learned) @ (same_k + learned).T
-    return {"2-D RoPE": positions.spread_by_offset(rope, grid_rows, grid_cols),
-            "absolute table": positions.spread_by_offset(absolute, grid_rows, grid_cols)}
-
-
-def hand_example() -> dict:
-    """The 4 x 4 worked example: the bar's ``"weights"`` (5,), [CLS] first, and P(vertical) of the
-    ``"bar"``, its ``"jigsaw"`` and either without positions; the checkerboard's ``"lost"`` (4,), one
-    per patch, and whether its tokens are a uniform grey's (``"grey tokens"``)."""
-    bar = handvit.vertical_bar()
-    jig = handvit.swap_columns_of_patches(bar)
-    board = handvit.checkerboard()
-    grey = handvit.forward(np.full((4, 4), 0.5))["tokens"]
-    return {"weights": handvit.forward(bar)["weights"],
-            "bar": handvit.forward(bar)["probs"][0],
-            "jigsaw": handvit.forward(jig)["probs"][0],
-            "bar, no positions": handvit.forward(bar, positions=False)["probs"][0],
-            "jigsaw, no positions": handvit.forward(jig, positions=False)["probs"][0],
-            "lost": handvit.lost_per_patch(board),
-            "grey tokens": bool(np.allclose(handvit.forward(board)["tokens"], grey))}
-
-
 # ---------------------------------------------------------------------------
-# The evidence, section by section.
+# The evidence, section by section, in the page's order.
 # ---------------------------------------------------------------------------
 
 
-def _image_as_sentence(found: Evidence) -> None:
+def image_as_tokens(found: Evidence) -> None:
+    """ViT-B/16's image, patches and tokens (``patches_image_side``, ``patches_tokens_b16``, ...) and the
+    claim that a flattened patch is as long as a token."""
     config = vit.VIT_B_16
     for name, value in (("image_side", config.img_size), ("patch_side", config.patch_size),
                         ("tokens_b16", config.num_patches), ("grid_b16", config.grid_size),
@@ -224,15 +129,17 @@ def _image_as_sentence(found: Evidence) -> None:
                 config.patch_dim == config.embed_dim)
 
 
-def _vit_b16(found: Evidence, ours: dict, timm_count: int) -> None:
-    """ViT-B/16's parameters by part. ``ours``: :func:`our_vit_b16`; ``timm_count``: the parameters
-    of timm's model."""
+def vit_b16_parameters(found: Evidence, traced, ours: int, timm: int) -> None:
+    """ViT-B/16's parameters by part (``patches_params_*_b16``, ``patches_block_*``) and their two claims.
+
+    ``traced``: our ViT-B/16's ``(step, shape)`` after each step of one image (:meth:`vit.ViT.trace`), which
+    must follow :func:`cost.shape_table`; ``ours``, ``timm``: the parameters of our model and of timm's.
+    """
     config = vit.VIT_B_16
-    if ours["trace"] != [(step, shape) for step, shape, _ in cost.shape_table(config)]:
+    if list(traced) != [(step, shape) for step, shape, _ in cost.shape_table(config)]:
         raise ValueError("the shape table no longer follows the tensor through ViT-B/16")
     counts = cost.parameter_counts(config)
-    found.claim("ViT-B/16's counted parameters are our model's and timm's",
-                counts["total"] == ours["parameters"] == timm_count)
+    found.claim("ViT-B/16's counted parameters are our model's and timm's", counts["total"] == ours == timm)
     found.number("patches_params_b16", counts["total"])
     found.number("patches_params_b16_m", counts["total"] / 1e6)
     for name, part in (("embed", "patch embedding"), ("positions", "position table"),
@@ -249,8 +156,12 @@ def _vit_b16(found: Evidence, ours: dict, timm_count: int) -> None:
                 abs(counts["total"] - lit.VIT_BASE_PARAMETERS.value) < 1e6)
 
 
-def _standard_sizes(found: Evidence, timm_counts: dict[str, int]) -> None:
-    """``timm_counts``: :func:`timm_counts`."""
+def standard_size_parameters(found: Evidence, timm_counts: dict[str, int]) -> None:
+    """ViT-L/16's parameters (``patches_params_l16_m``, ``patches_params_l_over_b``) and the claim that
+    every standard size counts as timm's model does.
+
+    ``timm_counts``: the parameters of timm's model of each standard size, by name (``"ViT-B/16"``).
+    """
     counted = {name: cost.parameter_counts(cfg)["total"] for name, cfg in vit.STANDARD.items()}
     if set(timm_counts) != set(counted):
         raise ValueError(f"timm's counts must name the standard sizes {sorted(counted)}, got {sorted(timm_counts)}")
@@ -260,13 +171,20 @@ def _standard_sizes(found: Evidence, timm_counts: dict[str, int]) -> None:
     found.number("patches_params_l_over_b", counted["ViT-L/16"] / counted["ViT-B/16"])
 
 
-def _against_timm(found: Evidence, differences: dict[str, float], experiments_vit) -> None:
-    """``differences``: :func:`timm_differences`; ``experiments_vit``: the ViT the quick profile's
-    experiments train."""
+def logits_against_timm(found: Evidence, checks: dict, differences: dict[str, float], experiments_vit) -> None:
+    """The largest logit difference from timm (``patches_timm_max_difference``), the first checked TinyViT
+    (``patches_tiny_*``, ``patches_params_tiny``) and their two claims.
+
+    ``checks``: name -> the :class:`vit.ViTConfig` compared, the quick profile's TinyViT first;
+    ``differences``: name -> the largest logit difference between timm's model and ours with its weights;
+    ``experiments_vit``: the ViT the quick profile's experiments train (:func:`experiment_vit`).
+    """
+    if not checks or set(differences) != set(checks):
+        raise ValueError(f"one difference per configuration checked: {sorted(checks)}, got {sorted(differences)}")
     largest = max(differences.values())
     found.rounding("patches_timm_max_difference", largest, 1e-5, why=TWO_IMPLEMENTATIONS)
     found.claim("our ViT's logits are timm's in every configuration", largest == 0.0)
-    tiny = vit.TINY_VIT_QUICK
+    tiny = next(iter(checks.values()))
     found.claim("the quick profile's experiments train the first TinyViT checked",
                 getattr(experiments_vit, "config", None) == tiny
                 and models.parameter_count(experiments_vit) == cost.parameter_counts(tiny)["total"])
@@ -276,20 +194,31 @@ def _against_timm(found: Evidence, differences: dict[str, float], experiments_vi
         found.number(f"patches_tiny_{name}", value)
 
 
-def _two_ways(found: Evidence, apart: dict[str, float]) -> None:
-    """``apart``: :func:`two_ways`; each rounding beyond its bound is a ``ValueError``."""
-    found.rounding("patches_two_ways_f32", apart["float32"], 10 * lit.LAB_TWO_WAYS.value,
+def embedding_two_ways(found: Evidence, image, conv, as_matrix, as_conv) -> None:
+    """The patch embedding as a matrix and as a convolution (``patches_two_ways_*``): how far apart in
+    float32 and in float64, and the largest output; each rounding beyond its bound is a ``ValueError``.
+
+    ``image``: ``(1, C, H, W)``; ``conv``: the ``Conv2d`` whose weights both ways share; ``as_matrix``,
+    ``as_conv``: the two float32 embeddings of ``image``, ``(1, N, d)``.
+    """
+    if as_matrix.shape != as_conv.shape:
+        raise ValueError(f"the two ways must give one shape, got {tuple(as_matrix.shape)} and {tuple(as_conv.shape)}")
+    with torch.no_grad():
+        exact = [embed(image.double(), conv.weight.double(), conv.bias.double())
+                 for embed in (patches.embed_linear, patches.embed_conv)]
+    found.rounding("patches_two_ways_f32", (as_matrix - as_conv).abs().max().item(), 10 * lit.LAB_TWO_WAYS.value,
                    why="float32 rounding of two summation orders: a bound, not a value")
-    found.rounding("patches_two_ways_f64", apart["float64"], 1e-12,
+    found.rounding("patches_two_ways_f64", (exact[0] - exact[1]).abs().max().item(), 1e-12,
                    why="float64 rounding of two summation orders: a bound, not a value")
-    found.number("patches_two_ways_largest_output", apart["largest output"], rel=1e-4,
+    found.number("patches_two_ways_largest_output", as_conv.abs().max().item(), rel=1e-4,
                  why="float32 convolution: another summation order moves its last digits")
     found.number("patches_lit_two_ways", lit.LAB_TWO_WAYS.value)
     found.number("patches_params_embed_tiny", cost.parameter_counts(vit.TINY_VIT_QUICK)["patch embedding"])
 
 
-def _jigsaw(found: Evidence, changes: dict) -> None:
-    """``changes``: :func:`jigsaw_changes`."""
+def lab_tiny_vit(found: Evidence) -> None:
+    """The lab's TinyViT, whose tokens are the jigsaw's pieces (``patches_jigsaw_*`` of its shape,
+    ``patches_lit_lab_vit_k``), and its two claims."""
     lab_shape = vit.TINY_VIT
     if (lab_shape.img_size, lab_shape.patch_size) != (JIGSAW_SIDE, JIGSAW_PATCH):
         raise ValueError("the lab's TinyViT no longer reads the jigsaw's pieces as its tokens")
@@ -304,6 +233,15 @@ def _jigsaw(found: Evidence, changes: dict) -> None:
     quick = vit.TINY_VIT_QUICK
     found.claim("the lab's TinyViT is not the one the quick profile trains",
                 lab_shape.patch_size != quick.patch_size and lab_shape.embed_dim != quick.embed_dim)
+
+
+def jigsaw_logits(found: Evidence, changes: dict) -> None:
+    """How much the jigsaw moves the logits without and with positions (``patches_jigsaw_without``,
+    ``_with``, ...) and its two claims; a change without positions beyond rounding is a ``ValueError``.
+
+    ``changes``: the largest logit change ``"without"`` and ``"with"`` positions, and
+    :func:`jigsaw_details`' entries.
+    """
     found.number("patches_jigsaw_images", changes["images"])
     found.rounding("patches_jigsaw_without", changes["without"], 1e-5, why=FLOAT32_ONLY)
     found.number("patches_jigsaw_with", changes["with"], rel=0.01, why=FLOAT32)
@@ -318,29 +256,41 @@ def _jigsaw(found: Evidence, changes: dict) -> None:
                 0.1 < changes["with"] / lit.LAB_JIGSAW_WITH_POSITIONS.value < 10)
 
 
-def _kept(found: Evidence) -> None:
-    """How many directions of its patch a token can keep, ``min(d, P^2 C)``, by model."""
+def kept_directions(found: Evidence, kept) -> None:
+    """How many directions of its patch a token can keep, by model (``patches_kept_*``,
+    ``patches_patchdim_*``, ``patches_kept_share_*``), and the claim on ViT-Ti/16 and ViT-B/32.
+
+    ``kept``: rows ``(model, d, P^2 C, directions kept)``, ViT-Ti/16 and ViT-B/32 among the models.
+    """
     share = {}
-    for name, cfg in KEPT.items():
+    for name, d, D, k in kept:
+        if k != min(d, D):
+            raise ValueError(f"{name}: a token keeps min(d, P^2 C) = {min(d, D)} directions, not {k}")
         key = name.replace("ViT-", "").replace("/", "_").lower()
-        kept = min(cfg.embed_dim, cfg.patch_dim)
-        share[name] = kept / cfg.patch_dim
-        found.number(f"patches_kept_{key}", kept)
-        found.number(f"patches_patchdim_{key}", cfg.patch_dim)
-        found.number(f"patches_kept_share_{key}", 100 * kept / cfg.patch_dim)
+        share[name] = k / D
+        found.number(f"patches_kept_{key}", k)
+        found.number(f"patches_patchdim_{key}", D)
+        found.number(f"patches_kept_share_{key}", 100 * k / D)
+    if not {"ViT-Ti/16", "ViT-B/32"} <= set(share):
+        raise ValueError(f"the directions kept must name ViT-Ti/16 and ViT-B/32, got {sorted(share)}")
     found.claim("ViT-Ti/16 and ViT-B/32 each keep a quarter of a patch",
                 share["ViT-Ti/16"] == share["ViT-B/32"] == 0.25)
 
 
-def _reconstruction(found: Evidence, errors: dict) -> None:
-    """``errors``: :func:`reconstruction_errors`."""
+def pinv_reconstruction(found: Evidence, errors: dict[str, float], patch_count: int) -> None:
+    """The relative errors of patches rebuilt through the pseudoinverse of ViT-Ti/16-shaped embeddings
+    (``patches_recon_*``) and their three claims.
+
+    ``errors``: the error of the ``"random"`` and the ``"best linear"`` embedding; ``patch_count``: the
+    number of test patches they were measured on.
+    """
     ti = vit.VIT_TI_16
     # A random d-dimensional row space keeps d / P^2 C of the energy on average, whatever the patches.
     predicted_random = np.sqrt(1 - ti.embed_dim / ti.patch_dim)
     found.number("patches_recon_random", errors["random"], rel=1e-6, why=LINEAR_ALGEBRA)
     found.number("patches_recon_best", errors["best linear"], rel=1e-6, why=LINEAR_ALGEBRA)
     found.number("patches_recon_random_predicted", predicted_random)
-    found.number("patches_recon_patches", errors["patches"])
+    found.number("patches_recon_patches", patch_count)
     found.number("patches_lit_recon_ti16", lit.LAB_PINV_ERROR_TI16.value)
     found.claim("the random embedding's error is near sqrt(1 - d / P^2 C)",
                 abs(errors["random"] - predicted_random) < 0.02)
@@ -350,7 +300,8 @@ def _reconstruction(found: Evidence, errors: dict) -> None:
                 lit.LAB_PINV_ERROR_TI16.value < errors["random"])
 
 
-def _patch_sides(found: Evidence) -> None:
+def patch_sides(found: Evidence) -> None:
+    """The near-universal patch sides (``patches_common_side_*``) and the claim that Table 5 uses them."""
     # The patch sides of the ViT paper's Table 5 models, read from their names (ViT-L/16 -> 16).
     table5_sides = sorted({int(model.split("/")[1]) for model, _ in lit.VIT_TABLE5})
     found.number("patches_common_side_small", table5_sides[0])
@@ -359,9 +310,16 @@ def _patch_sides(found: Evidence) -> None:
                 table5_sides[:2] == [side.value for side in lit.LAB_COMMON_PATCH_SIDES])
 
 
-def _cost_table(found: Evidence) -> None:
-    """ViT-B's multiply-adds at the slides' three settings, by ``(image, patch)``."""
-    rows = {(r.image, r.patch): r for r in cost.cost_table(d=768, depth=12, settings=list(lit.LAB_COST_TABLE))}
+def encoder_cost_table(found: Evidence, rows, crossover: float) -> None:
+    """ViT-B's multiply-adds at the slides' three settings (``patches_cost_*``), the crossover
+    (``patches_crossover_*``) and their four claims.
+
+    ``rows``: :func:`cost.cost_table`'s rows for ``d = 768``, twelve blocks, one per setting of the
+    slides' table; ``crossover``: the number of tokens at which attention costs as much as the rest.
+    """
+    rows = {(r.image, r.patch): r for r in rows}
+    if set(rows) != set(lit.LAB_COST_TABLE):
+        raise ValueError(f"the cost table needs the slides' settings {sorted(lit.LAB_COST_TABLE)}, got {sorted(rows)}")
     rounded = []
     for (image, patch), r in rows.items():
         published = {name: p.value for name, p in lit.LAB_COST_TABLE[image, patch].items()}
@@ -385,7 +343,6 @@ def _cost_table(found: Evidence) -> None:
     found.number("patches_cost_double_res_total", large.total / fine.total)
     found.claim("doubling the resolution quadruples the tokens and multiplies attention by sixteen",
                 np.isclose(large.tokens / fine.tokens, 4) and np.isclose(large.attention / fine.attention, 16))
-    crossover = cost.attention_crossover_tokens(768)
     found.number("patches_crossover_tokens", crossover)
     found.claim("the two terms are equal at N = 6d, the slides' crossover",
                 crossover == 6 * 768 == lit.LAB_CROSSOVER_TOKENS.value
@@ -393,10 +350,13 @@ def _cost_table(found: Evidence) -> None:
     found.number("patches_crossover_image_side", 16 * np.sqrt(crossover))
 
 
-def _forward_pass(found: Evidence, timm_macs: int) -> None:
-    """The whole forward pass of ViT-B/16, and ViT-L/16 at 224 and 384 pixels; ``timm_macs``:
-    :func:`timm_counted_macs`."""
-    forward_b16 = cost.forward_macs(vit.VIT_B_16)
+def forward_pass_b16(found: Evidence, forward_b16: dict[str, int], timm_macs: int) -> None:
+    """The whole forward pass of ViT-B/16 (``patches_forward_b16_*``, ``patches_lesson_b16_gflops``) and
+    its two claims.
+
+    ``forward_b16``: our count of its multiply-adds by part, ``"total"`` among them
+    (:func:`cost.forward_macs`); ``timm_macs``: PyTorch's count in timm's model (:func:`timm_counted_macs`).
+    """
     found.claim("our multiply-adds of ViT-B/16 are what PyTorch's FLOP counter finds in timm's",
                 forward_b16["total"] == timm_macs)
     found.number("patches_forward_b16_g", forward_b16["total"] / 1e9)
@@ -405,6 +365,11 @@ def _forward_pass(found: Evidence, timm_macs: int) -> None:
     # The lesson's "17.6 GFLOPs" is this multiply-add count, rounded; twice it is not.
     found.claim("the lesson's GFLOPs of ViT-B/16 are our multiply-adds, rounded",
                 round(forward_b16["total"] / 1e9, 1) == lit.LESSON_VIT_B16_GFLOPS.value)
+
+
+def vit_l16_resolutions(found: Evidence) -> None:
+    """ViT-L/16 at 224 and 384 pixels (``patches_l16_*``, ``patches_grid_384``) and the claim that its
+    attention grows as the square of the token ratio."""
     large_224, large_384 = vit.VIT_L_16, vit.VIT_L_16.replace(img_size=384)
     tokens_224, tokens_384 = large_224.num_patches, large_384.num_patches
     found.number("patches_l16_tokens_224", tokens_224)
@@ -444,20 +409,31 @@ def measure_times(seconds: dict, macs: dict) -> Evidence:
     return found
 
 
-def _resize(found: Evidence, tables: dict[str, torch.Tensor], difference: float) -> None:
-    """``tables``: :func:`smooth_tables`; ``difference``: :func:`resize_difference`."""
+def position_resize(found: Evidence, table_old: torch.Tensor, table_new: torch.Tensor, difference: float) -> None:
+    """The resized position table (``patches_resize_rows_*``), its distance from timm's resize
+    (``patches_resize_vs_timm``) and the claim that it keeps the [CLS] row.
+
+    ``table_old``, ``table_new``: ``(1, 1 + old^2, d)`` and its resize ``(1, 1 + new^2, d)``, a [CLS] row
+    first; ``difference``: :func:`resize_difference`.
+    """
     found.rounding("patches_resize_vs_timm", difference, 1e-5, why=TWO_IMPLEMENTATIONS)
-    found.claim("the resize keeps the [CLS] row as it is", torch.equal(tables["384"][:, :1], tables["224"][:, :1]))
-    found.number("patches_resize_rows_old", tables["224"].shape[1])
-    found.number("patches_resize_rows_new", tables["384"].shape[1])
+    found.claim("the resize keeps the [CLS] row as it is", torch.equal(table_new[:, :1], table_old[:, :1]))
+    found.number("patches_resize_rows_old", table_old.shape[1])
+    found.number("patches_resize_rows_new", table_new.shape[1])
 
 
-def _four_weights(found: Evidence) -> None:
-    """New row 6, column 10 of the 14 -> 24 resize, the slides' worked example."""
+def resize_cell_weights(found: Evidence, rows, cols, weights) -> None:
+    """New row 6, column 10 of the 14 -> 24 resize, the slides' worked example: the old rows and columns
+    it mixes (``patches_resize_r0``, ...), where it lands (``patches_resize_*_position``), its weights
+    (``patches_w00``, ...) and the claim that it mixes its neighbours.
+
+    ``rows``, ``cols``: the two old rows and columns; ``weights``: ``(2, 2)``, rows by columns
+    (:func:`positions.four_weights`); weights that do not round to the slides' are a ``ValueError``.
+    """
     (row, col), (old, new) = lit.LAB_RESIZE_CELL, lit.LAB_RESIZE_GRIDS
     if ((row, col), (old, new)) != ((6, 10), (14, 24)):
         raise ValueError("the slides' worked resize is no longer new row 6, column 10 of 14 -> 24")
-    (r0, r1), (c0, c1), weights = positions.four_weights(row, col, old_grid=old, new_grid=new)
+    (r0, r1), (c0, c1) = rows, cols
     for name, value in (("r0", r0), ("r1", r1), ("c0", c0), ("c1", c1)):
         found.number(f"patches_resize_{name}", value)
     for i, j in np.ndindex(2, 2):
@@ -471,8 +447,13 @@ def _four_weights(found: Evidence) -> None:
                 (r0, c0) == (int(old_at[row]), int(old_at[col])))
 
 
-def _rope(found: Evidence, spreads: dict[str, float]) -> None:
-    """``spreads``: :func:`offset_spreads`."""
+def rope_offsets(found: Evidence, spreads: dict[str, float]) -> None:
+    """How much pairs at one offset score differently (``patches_rope_spread``,
+    ``patches_absolute_spread``) and the claim on the absolute table.
+
+    ``spreads``: the largest spread among pairs with the same offset with ``"2-D RoPE"`` and with an
+    ``"absolute table"``; a RoPE spread beyond float64 rounding is a ``ValueError``.
+    """
     found.rounding("patches_rope_spread", spreads["2-D RoPE"], 1e-12,
                    why="float64 rounding: a bound, not a value")
     found.number("patches_absolute_spread", spreads["absolute table"], rel=1e-6,
@@ -481,25 +462,31 @@ def _rope(found: Evidence, spreads: dict[str, float]) -> None:
     found.claim("an absolute table scores pairs at one offset differently", spreads["absolute table"] > 1e-3)
 
 
-def _registers_and_windows(found: Evidence) -> None:
-    """Four registers on ViT-B/16, and Swin-T's first stage with global and windowed attention."""
-    b16 = vit.VIT_B_16
-    with_registers = b16.replace(reg_tokens=4)
-    extra = cost.parameter_counts(with_registers)["total"] - cost.parameter_counts(b16)["total"]
+def register_cost(found: Evidence, with_registers, extra: int, extra_macs: float) -> None:
+    """Four registers on ViT-B/16 (``patches_registers_*``) and the claim on what they add.
+
+    ``with_registers``: ViT-B/16's :class:`vit.ViTConfig` with four register tokens; ``extra``: the
+    parameters they add to our ViT; ``extra_macs``: the multiply-adds they add, a fraction of ViT-B/16's.
+    """
+    if with_registers.reg_tokens != 4:
+        raise ValueError(f"the chapter adds four registers, got {with_registers.reg_tokens}")
     # Registers as Darcet et al. add them (and timm's reg4 models): four vectors, no position rows.
     # Ours, like timm's plain VisionTransformer asked for registers, also gives them rows.
     register_vectors = cost.parameter_counts(with_registers)["register tokens"]
     found.claim("four registers are four vectors, and ours add as many position rows",
-                register_vectors == 4 * b16.embed_dim and extra == 2 * register_vectors)
+                register_vectors == 4 * with_registers.embed_dim and extra == 2 * register_vectors)
     found.number("patches_registers_vectors", register_vectors)
     found.number("patches_registers_params", extra)
-    found.number("patches_registers_macs_pct",
-                 100 * (cost.forward_macs(with_registers)["total"] / cost.forward_macs(b16)["total"] - 1))
-    # Swin-T's first stage (Liu et al. 2021): 4-pixel patches of a 224-pixel image, width C, M x M windows
-    side = b16.img_size // lit.SWIN_PATCH_SIDE.value
-    width, window = lit.SWIN_T_CHANNELS.value, lit.SWIN_WINDOW.value
-    global_macs = cost.global_attention_macs(side**2, d=width)
-    window_macs = cost.window_attention_macs(side, window=window, d=width)
+    found.number("patches_registers_macs_pct", 100 * extra_macs)
+
+
+def swin_windows(found: Evidence, side: int, width: int, window: int, global_macs: int, window_macs: int) -> None:
+    """Swin-T's first stage with global and windowed attention (``patches_swin_*``) and the claim on
+    their ratio.
+
+    ``side``: the side of its grid of tokens; ``width``: their width; ``window``: the side of a window;
+    ``global_macs``, ``window_macs``: attention's multiply-adds over the whole grid and inside windows.
+    """
     projections = cost.projection_macs(side**2, width)  # the same with or without windows
     for name, value in (("grid", side), ("tokens", side**2), ("width", width),
                         ("window", window), ("window_tokens", window**2),
@@ -509,61 +496,99 @@ def _registers_and_windows(found: Evidence) -> None:
         found.number(f"patches_swin_{name}", value)
     found.claim("windows divide attention's cost by the number of tokens over the window's",
                 global_macs / window_macs == side**2 / window**2)
+
+
+def swin_and_deit_results(found: Evidence) -> None:
+    """Swin-L's and DeiT-B's published results (``patches_lit_swin_l_*``, ``patches_lit_deit_b_*``) and the
+    claim on DeiT-B's distillation token."""
     for name in ("SWIN_L_TOP1", "SWIN_L_COCO_BOX_AP", "DEIT_B_TOP1", "DEIT_B_DISTILLED_TOP1"):
         found.number(f"patches_lit_{name.lower()}", getattr(lit, name).value)
     found.claim("DeiT-B's distillation token raised its top-1",
                 lit.DEIT_B_DISTILLED_TOP1.value > lit.DEIT_B_TOP1.value)
 
 
-def _by_hand(found: Evidence, hand: dict) -> None:
-    """``hand``: :func:`hand_example`."""
-    weights = dict(zip(["[CLS]"] + [f"patch {k}" for k in range(4)], hand["weights"]))
+def hand_bar(found: Evidence, out: dict) -> None:
+    """The worked example on the bar: [CLS]'s attention weights (``patches_hand_weight_*``), P(vertical)
+    (``patches_hand_vertical``) and their two claims.
+
+    ``out``: :func:`handvit.forward` of the bar, its ``"weights"`` ``(5,)``, [CLS] first, and its
+    ``"probs"`` ``(2,)``, vertical first.
+    """
+    if len(out["weights"]) != len(HAND_TOKENS):
+        raise ValueError(f"one attention weight per token of {HAND_TOKENS}, got {len(out['weights'])}")
+    weights = dict(zip(HAND_TOKENS, out["weights"]))
+    vertical = out["probs"][0]
     found.number("patches_hand_weight_cls", weights["[CLS]"])
     found.number("patches_hand_weight_bar_top", weights["patch 1"])
     found.number("patches_hand_weight_bar_bottom", weights["patch 3"])
-    found.number("patches_hand_vertical", hand["bar"])
-    found.claim("the head says vertical for the bar", hand["bar"] > 0.5)
+    found.number("patches_hand_vertical", vertical)
+    found.claim("the head says vertical for the bar", vertical > 0.5)
     # brighter and later patches win
     found.claim("[CLS] weighs the bar's lower patch most, then its upper one",
                 weights["patch 3"] > weights["patch 1"] > weights["patch 0"])
+
+
+def hand_variants(found: Evidence, results: dict[str, float], lost, tokens, grey) -> None:
+    """The worked example's jigsaw, its bag of patches and its checkerboard (``patches_hand_jigsaw``,
+    ``_plain``, ``_lost``) and their three claims.
+
+    ``results``: P(vertical) of the ``"bar"``, its ``"jigsaw"`` and either ``", no positions"``;
+    ``lost``: the part of each checkerboard patch that ``E`` drops, ``(4,)``; ``tokens``, ``grey``: the
+    checkerboard's and a uniform grey's tokens, ``(4, 3)``.
+    """
     # "the probabilities differ from the slides'": our own weights, other numbers
-    ours = {"bar": hand["bar"], "jigsaw": hand["jigsaw"], "no positions": hand["bar, no positions"]}
+    ours = {"bar": results["bar"], "jigsaw": results["jigsaw"], "no positions": results["bar, no positions"]}
     found.claim("our probabilities are not the slides'",
                 all(round(ours[name], 3) != slide.value for name, slide in lit.LAB_HAND_VERTICAL.items()))
-    found.number("patches_hand_jigsaw", hand["jigsaw"])
-    found.number("patches_hand_plain", hand["bar, no positions"])
-    found.number("patches_hand_lost", float(np.max(hand["lost"])))
+    found.number("patches_hand_jigsaw", results["jigsaw"])
+    found.number("patches_hand_plain", results["bar, no positions"])
+    found.number("patches_hand_lost", float(np.max(lost)))
     found.claim("the jigsaw changes the answer, and without positions it does not",
-                hand["jigsaw"] != hand["bar"]
-                and np.isclose(hand["bar, no positions"], hand["jigsaw, no positions"], rtol=0, atol=1e-15))
+                results["jigsaw"] != results["bar"]
+                and np.isclose(results["bar, no positions"], results["jigsaw, no positions"], rtol=0, atol=1e-15))
     found.claim("each checkerboard patch loses a part of length one, leaving a uniform grey's tokens",
-                np.allclose(hand["lost"], 1.0) and hand["grey tokens"])
+                np.allclose(lost, 1.0) and np.allclose(tokens, grey))
 
 
-def measure(budget) -> Evidence:
-    """The chapter's evidence, every timing excepted (:func:`measure_times`).
+def measure(budget, *, b16: dict, timm_counts: dict[str, int], checks: dict, differences: dict[str, float],
+            embedding: dict, jigsaw: dict, kept, errors: dict[str, float], patch_count: int, cost_rows,
+            crossover: float, forward_b16: dict[str, int], timm_macs: int, resize: dict, cell: dict,
+            spreads: dict[str, float], registers: dict, swin: dict, hand_out: dict, hand: dict) -> Evidence:
+    """The chapter's evidence from what its cells computed, every timing excepted (:func:`measure_times`):
+    the section functions above, in the page's order.
 
-    ``budget``: the quick profile's, whose ViT the chapter's experiments train.
+    ``budget``: the quick profile's, whose ViT the chapter's experiments train. Each other argument is
+    its section's, as that section names it: ``b16``, the keywords of :func:`vit_b16_parameters`;
+    ``timm_counts`` (:func:`standard_size_parameters`); ``checks``, ``differences``
+    (:func:`logits_against_timm`); ``embedding``, the keywords of :func:`embedding_two_ways`; ``jigsaw``,
+    the ``changes`` of :func:`jigsaw_logits`; ``kept`` (:func:`kept_directions`); ``errors``,
+    ``patch_count`` (:func:`pinv_reconstruction`); ``cost_rows``, ``crossover``
+    (:func:`encoder_cost_table`); ``forward_b16``, ``timm_macs`` (:func:`forward_pass_b16`); ``resize``,
+    the keywords of :func:`position_resize`; ``cell``, those of :func:`resize_cell_weights`; ``spreads``
+    (:func:`rope_offsets`); ``registers``, those of :func:`register_cost`; ``swin``, those of
+    :func:`swin_windows`; ``hand_out``, the ``out`` of :func:`hand_bar`; ``hand``, the keywords of
+    :func:`hand_variants`.
     """
     found = Evidence("patches")
-    _image_as_sentence(found)
-    counts = timm_counts()
-    _vit_b16(found, our_vit_b16(), counts["ViT-B/16"])
-    _standard_sizes(found, counts)
-    with torch.device("meta"):  # shapes only: no weights drawn
-        experiments_vit = models.build(budget.vit)
-    _against_timm(found, timm_differences(), experiments_vit)
-    _two_ways(found, two_ways())
-    _jigsaw(found, jigsaw_changes())
-    _kept(found)
-    _reconstruction(found, reconstruction_errors())
-    _patch_sides(found)
-    _cost_table(found)
-    _forward_pass(found, timm_counted_macs())
-    tables = smooth_tables()
-    _resize(found, tables, resize_difference(tables))
-    _four_weights(found)
-    _rope(found, offset_spreads())
-    _registers_and_windows(found)
-    _by_hand(found, hand_example())
+    image_as_tokens(found)
+    vit_b16_parameters(found, **b16)
+    standard_size_parameters(found, timm_counts)
+    logits_against_timm(found, checks, differences, experiment_vit(budget))
+    embedding_two_ways(found, **embedding)
+    lab_tiny_vit(found)
+    jigsaw_logits(found, jigsaw)
+    kept_directions(found, kept)
+    pinv_reconstruction(found, errors, patch_count)
+    patch_sides(found)
+    encoder_cost_table(found, cost_rows, crossover)
+    forward_pass_b16(found, forward_b16, timm_macs)
+    vit_l16_resolutions(found)
+    position_resize(found, **resize)
+    resize_cell_weights(found, **cell)
+    rope_offsets(found, spreads)
+    register_cost(found, **registers)
+    swin_windows(found, **swin)
+    swin_and_deit_results(found)
+    hand_bar(found, hand_out)
+    hand_variants(found, **hand)
     return found

@@ -1,14 +1,15 @@
 """The priors chapter: what each route that puts the convolution's prior back into a ViT costs and is worth
-on the testbed, hard locality on a finer grid, and what the routes do where the grid prior is false."""
+on the testbed, hard locality on a finer grid, and what the routes do where the grid prior is false.
+
+Each public section function adds one section's glued entries and claims to the page's
+:class:`~vitbias.evidence.Evidence`, from what the page's cells computed; :func:`measure` composes them in
+the page's order from the chapter's runs and the page's two experiments (the [CLS] relay, the shift)."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
-import torch
 
-from .. import cost, geometry, literature, masks, models, noise, plan, runs
+from .. import cost, literature, masks, models, noise, plan, runs
 from ..evidence import Evidence, compare, compared_numbers, counted, sentence
 from ..priors import GATE_INIT
 
@@ -40,7 +41,6 @@ GATE_SD = 0.04
 # machine; 2.55, 5.75 and 2.09 for seed 0 on three CPU kernel sets. It is heavy-tailed: the sd over all
 # six, 1.4, is the band's.
 SHIFT_SD = 1.4
-SHIFT_IMAGES = 64  # random float64 images shifted by one patch
 
 
 # One run's measured sd of a model's accuracy (python -m tools.booktools noise; vitbias.noise), by kind:
@@ -55,11 +55,17 @@ def one_run_sd(name: str):
     return noise.one_run_sd(*SD_KIND.get(name, ("priors", "routes")))
 
 
-def trained_runs(budget) -> dict:
-    """The chapter's runs, ``(name, size, seed, shuffled fraction) -> run`` (:func:`vitbias.plan.priors`),
-    from the run cache."""
-    wanted = plan.priors(budget)
-    return dict(zip(wanted, runs.run_many(list(wanted.values()))))
+def seeded(done: dict, name: str, size: int, seeds, shuffled: float = 0.0, what: str = "accuracy") -> np.ndarray:
+    """``what`` (a run's ``accuracy`` or ``train_accuracy``) of model ``name`` at ``size`` images, for every
+    seed: ``(seeds,)``. ``done``: the chapter's runs, ``(name, size, seed, shuffled fraction) -> run``."""
+    return np.array([getattr(done[name, size, s, shuffled], what) for s in seeds])
+
+
+def ms_per_step(trained: list) -> float:
+    """Milliseconds per training step of ``trained``'s runs, the mean over them (one run a seed)."""
+    if not trained:
+        raise ValueError("a time per step needs one run at least")
+    return 1e3 * np.mean([r.metrics["seconds"] / len(r.metrics["losses"]) for r in trained])
 
 
 def relative_gains(accuracy: dict) -> dict:
@@ -74,90 +80,83 @@ def convit_gains() -> dict:
     return {f: 100 * (table[f]["ConViT-S"].value / table[f]["DeiT-S"].value - 1) for f in sorted(table)}
 
 
-def shift_changes(budget, done: dict) -> dict:
-    """The largest change of a logit under a one-patch circular shift of random images, in float64, of
-    the relative-bias model and of the plain ViT of the first seed: ``{"relative bias": .., "plain ViT": ..}``.
-    The models of ``done`` are left as they are."""
-    n, seed, size = budget.route_sizes[-1], budget.seeds[0], budget.vit["img_size"]
-    images = torch.randn(SHIFT_IMAGES, 3, size, size, dtype=torch.float64,
-                         generator=torch.Generator().manual_seed(0))
-    one_patch = (0, budget.vit["patch_size"])
-    changes = {}
-    for name, route in (("relative bias", "relative bias"), ("plain ViT", "ViT")):
-        model = copy.deepcopy(done[route, n, seed, 0.0].model).double().eval()
-        with torch.no_grad():
-            changes[name] = (model(geometry.shift(images, one_patch)) - model(images)).abs().max().item()
-    return changes
-
-
-def measure(budget, relay: dict, done: dict) -> Evidence:
-    """The chapter's evidence.
+def measure(budget, relay: dict, done: dict, moved: dict) -> Evidence:
+    """The chapter's evidence: its sections in the page's order, on the page's experiments.
 
     ``relay``: how far the output of the patch at (0, 0) of the two-block ViT
     moves when only the far corner's patch changes, ``{"free": .., "sealed": ..}``
     ([CLS] open both ways, or patches barred from reading it); ``done``: the
-    chapter's runs, :func:`trained_runs`.
+    chapter's runs, ``(name, size, seed, shuffled fraction) -> run``
+    (:func:`vitbias.plan.priors`); ``moved``: the largest change of a logit
+    under a one-patch circular shift, in float64, ``{"relative bias": ..,
+    "plain ViT": ..}`` (:func:`shift_symmetry`).
     """
     if budget.train["augment"]:
         raise ValueError("the routes' budget must train without augmentation, so that crop and flip is the "
                          "one change of its route")
-    if set(relay) != {"free", "sealed"}:
-        raise ValueError(f"relay must hold the changes 'free' and 'sealed', got {sorted(relay)}")
+    found = Evidence("priors")
+    cls_relay(found, relay)
     missing = set(plan.priors(budget)) - set(done)
     if missing:
         raise ValueError(f"done lacks {len(missing)} of the chapter's runs, e.g. {sorted(missing)[0]}")
     n, sizes, seeds = budget.route_sizes[-1], budget.train_sizes, budget.seeds
     names = ("CNN", "ViT", *plan.prior_routes(budget))
-
-    def seeded(name, size, shuffled=0.0, what="accuracy"):
-        return np.array([getattr(done[name, size, s, shuffled], what) for s in seeds])  # (seeds,)
-
-    found = Evidence("priors")
-    found.claim("with [CLS] free, the change arrives at the corner", relay["free"] > 0)
-    found.claim("with [CLS] sealed, the change never arrives at the corner", relay["sealed"] == 0)
-    _mask(found, budget)
-    _data_scarce(found, budget, {m: seeded("ViT", m) for m in (sizes[0], n, sizes[-1])},
-                 done["ViT", sizes[0], seeds[0], 0.0].model.config.num_classes)
-    accuracy = {name: seeded(name, n) for name in names}
-    _routes(found, budget, accuracy)
+    grid, _ = plan.locality_grid(budget)
+    mask_shares(found, budget, masks.grid_local_mask(grid, grid, radius=1, n_prefix=1))
+    kernel_savings(found, {side: cost.global_attention_macs(side * side + 1, WIDTH)
+                           / masks.local_attention_macs(side, side, 1, WIDTH, n_prefix=1) for side in (14, 56)})
+    data_scarcity(found, budget, {m: seeded(done, "ViT", m, seeds) for m in sizes},
+                  done["ViT", sizes[0], seeds[0], 0.0].model.config.num_classes)
+    accuracy = {name: seeded(done, name, n, seeds) for name in names}
+    routes_against_baselines(found, budget, accuracy)
     at_n = {name: [done[name, n, s, 0.0] for s in seeds] for name in names}
-    _fits(found, budget, {name: seeded(name, n, what="train_accuracy") for name in names},
-          params={name: models.parameter_count(trained[0].model) for name, trained in at_n.items()},
-          step_ms={name: 1e3 * np.mean([r.metrics["seconds"] / len(r.metrics["losses"]) for r in trained])
-                   for name, trained in at_n.items()})
+    fits_and_costs(found, budget, {name: seeded(done, name, n, seeds, what="train_accuracy") for name in names},
+                   params={name: models.parameter_count(trained[0].model) for name, trained in at_n.items()},
+                   step_ms={name: ms_per_step(trained) for name, trained in at_n.items()})
     small, large = plan.locality_sizes(budget)
-    fine = {name: np.array([seeded(name, m) for m in (small, large)]) for name in (FINE, LOCAL)}
-    _fine_grid(found, budget, fine)
-    _convit(found)
-    _gated(found, accuracy)
-    _gates(found, np.stack([done["gated positional", n, s, 0.0].model.gates() for s in seeds]))
-    _shift(found, shift_changes(budget, done))
-    shuffled = {name: seeded(name, n, 1.0) for name in ("CNN", *plan.SHUFFLED_ROUTES)}
-    shuffled |= {name: seeded(name, small, 1.0) for name in (FINE, LOCAL)}
-    _shuffled(found, shuffled, accuracy["ViT"], fine[LOCAL][0])
+    fine = {name: np.array([seeded(done, name, m, seeds) for m in (small, large)]) for name in (FINE, LOCAL)}
+    hard_locality_on_finer_grid(found, budget, fine)
+    convit_study(found, convit_gains())
+    gated_against_plain(found, accuracy)
+    learned_gates(found, np.stack([done["gated positional", n, s, 0.0].model.gates() for s in seeds]))
+    shift_symmetry(found, moved)
+    shuffled = {name: seeded(done, name, n, seeds, 1.0) for name in ("CNN", *plan.SHUFFLED_ROUTES)}
+    shuffled |= {name: seeded(done, name, small, seeds, 1.0) for name in (FINE, LOCAL)}
+    shuffled_images(found, shuffled, accuracy["ViT"], fine[LOCAL][0])
     return found
 
 
-def _mask(found: Evidence, budget) -> None:
-    """How much of attention a radius-1 mask keeps, on the testbed's grid and on the finer one, and what
-    a kernel that skips the masked pairs saves on ViT-B's grids."""
+def cls_relay(found: Evidence, relay: dict) -> None:
+    """Whether [CLS] relays a change past a radius-1 mask: two claims. ``relay``: how far the output of
+    the patch at (0, 0) of a two-block ViT moves when only the far corner's patch changes,
+    ``{"free": .., "sealed": ..}`` ([CLS] open both ways, or patches barred from reading it)."""
+    if set(relay) != {"free", "sealed"}:
+        raise ValueError(f"relay must hold the changes 'free' and 'sealed', got {sorted(relay)}")
+    found.claim("with [CLS] free, the change arrives at the corner", relay["free"] > 0)
+    found.claim("with [CLS] sealed, the change never arrives at the corner", relay["sealed"] == 0)
+
+
+def mask_shares(found: Evidence, budget, mask: np.ndarray) -> None:
+    """How much of attention a radius-1 mask keeps, on the testbed's grid and on the finer one: the
+    ``prior_testbed_*``, ``prior_mask_*``, ``prior_local_open_fraction`` and ``prior_r2_restricts_from``
+    entries, and two claims. ``mask``: ``(N, N)``, the radius-1 mask of the finer grid with [CLS] free,
+    True where a query may attend to a key."""
     grid, _ = plan.locality_grid(budget)
-    mask = masks.grid_local_mask(grid, grid, radius=1, n_prefix=1)  # (N, N), [CLS] free
+    tokens = grid * grid + 1
+    if np.shape(mask) != (tokens, tokens):
+        raise ValueError(f"mask must be ({tokens}, {tokens}), the {grid} x {grid} grid and [CLS], "
+                         f"got shape {np.shape(mask)}")
     allowed = masks.allowed_pairs(grid, grid, 1, 1)
     if mask.sum() != allowed:
         raise ValueError(f"the mask keeps {mask.sum()} pairs where masks.allowed_pairs counts {allowed}")
     testbed = budget.vit["img_size"] // budget.vit["patch_size"]
     testbed_open = masks.allowed_pairs(testbed, testbed, 1, 1) / (testbed**2 + 1) ** 2
-    ratio = {side: cost.global_attention_macs(side * side + 1, WIDTH)
-             / masks.local_attention_macs(side, side, 1, WIDTH, 1) for side in (14, 56)}
     found.number("prior_testbed_grid", testbed)
     found.number("prior_testbed_open_fraction", testbed_open)
     found.number("prior_mask_grid", grid)
     found.number("prior_mask_allowed", allowed)
     found.number("prior_mask_pairs", mask.size)
     found.number("prior_local_open_fraction", mask.sum() / mask.size)
-    found.number("prior_ratio_14", ratio[14])
-    found.number("prior_ratio_56", ratio[56])
     found.number("prior_mask_allowed_r2", masks.allowed_pairs(grid, grid, 2, 1))
     # "A real restriction", fewer than half of the pairs open (a [CLS] token included), from the smallest
     # grid side where that holds on.
@@ -168,18 +167,32 @@ def _mask(found: Evidence, budget) -> None:
                 0.4 < testbed_open < 0.5)
     found.claim("on the finer grid the radius-1 mask keeps at most a quarter of the pairs",
                 mask.sum() / mask.size <= 0.25)
+
+
+def kernel_savings(found: Evidence, ratio: dict) -> None:
+    """What a kernel that skips the masked pairs saves on ViT-B's grids: ``prior_ratio_14`` and
+    ``prior_ratio_56``, and one claim. ``ratio``: grid side -> dense attention's multiply-adds over
+    radius-1 attention's, at ViT-B's width, for sides 14 and 56 at least."""
+    if not {14, 56} <= set(ratio):
+        raise ValueError(f"ratio must hold the grid sides 14 and 56, got {sorted(ratio)}")
+    found.number("prior_ratio_14", ratio[14])
+    found.number("prior_ratio_56", ratio[56])
     found.claim("the saving of a local kernel grows with the grid", ratio[56] > ratio[14])
 
 
-def _data_scarce(found: Evidence, budget, plain_vit: dict, num_classes: int) -> None:
+def data_scarcity(found: Evidence, budget, plain_vit: dict, num_classes: int) -> None:
     """Why the routes train at one size: there the plain ViT is well off its floor (the crossover
     chapter's runs at the smallest size) and well below what the largest set gives it, the regime a
-    prior is for; above it every route would cost far more steps than this chapter's own runs.
+    prior is for; above it every route would cost far more steps than this chapter's own runs. The
+    ``prior_floor_*``, ``prior_top_*`` and ``prior_larger_factor`` entries, and two claims.
 
     ``plain_vit``: size -> ``(seeds,)``, the plain ViT's test accuracy at the smallest size, the routes'
-    and the largest.
+    and the largest (at others too, unread); ``num_classes``: the task's classes.
     """
     sizes, n, seeds = budget.train_sizes, budget.route_sizes[-1], budget.seeds
+    lacking = {sizes[0], n, sizes[-1]} - set(plain_vit)
+    if lacking:
+        raise ValueError(f"plain_vit lacks the plain ViT at {sorted(lacking)} images")
     # "well above its floor, well below the largest set's": Welch's t test on the seeds, both ways.
     found.claim("at the routes' size the plain ViT is well above what it scores on the smallest set",
                 compare(plain_vit[n], plain_vit[sizes[0]]) == "more")
@@ -202,10 +215,11 @@ def _data_scarce(found: Evidence, budget, plain_vit: dict, num_classes: int) -> 
     found.number("prior_larger_factor", (own + sum(c["train"]["steps"] for c in larger)) / own)
 
 
-def _routes(found: Evidence, budget, accuracy: dict) -> None:
+def routes_against_baselines(found: Evidence, budget, accuracy: dict) -> None:
     """Each route against the plain ViT, and against the CNN, by a paired t test over the seeds (a seed
-    draws the same training images and batches for every model). ``accuracy``: name -> ``(seeds,)``, the
-    CNN, the plain ViT and every route at the routes' size."""
+    draws the same training images and batches for every model): ``prior_n_routes``, ``prior_size_large``,
+    ``prior_<slug>_large`` and the verdicts ``prior_routes_large_text`` and ``prior_summary_large_text``; no
+    claim. ``accuracy``: name -> ``(seeds,)``, the CNN, the plain ViT and every route at the routes' size."""
     n, routes = budget.route_sizes[-1], tuple(plan.prior_routes(budget))
     found.number("prior_n_routes", len(routes))
     found.number("prior_size_large", n)
@@ -235,8 +249,10 @@ def _routes(found: Evidence, budget, accuracy: dict) -> None:
         counted(below, "route", "below it")))
 
 
-def _fits(found: Evidence, budget, fitted: dict, params: dict, step_ms: dict) -> None:
-    """How much of its own training set each model fits, scored without augmentation, and what each costs.
+def fits_and_costs(found: Evidence, budget, fitted: dict, params: dict, step_ms: dict) -> None:
+    """How much of its own training set each model fits, scored without augmentation, and what each costs:
+    the ``prior_*_train_large``, ``prior_*_fit_text``, ``prior_plain_recipe_fit_*``, ``prior_harder_text``,
+    ``prior_<slug>_params`` and ``prior_<slug>_ms`` entries, and one claim.
 
     ``fitted``: name -> ``(seeds,)``, the training-set accuracy of the CNN, the plain ViT and every route
     at the routes' size; ``params``: name -> parameter count; ``step_ms``: name -> ms per training step.
@@ -265,9 +281,10 @@ def _fits(found: Evidence, budget, fitted: dict, params: dict, step_ms: dict) ->
         found.timing(f"prior_{SLUG[name]}_ms", step_ms[name], why="wall-clock time of a training step")
 
 
-def _fine_grid(found: Evidence, budget, fine: dict) -> None:
-    """Hard locality against the plain ViT on the locality grid. ``fine``: name -> ``(sizes, seeds)``, the
-    test accuracy of :data:`FINE` and :data:`LOCAL` at the two sizes of :func:`vitbias.plan.locality_sizes`."""
+def hard_locality_on_finer_grid(found: Evidence, budget, fine: dict) -> None:
+    """Hard locality against the plain ViT on the locality grid: ``prior_fine_*``, ``prior_fine_vit_*`` and
+    ``prior_local1_*`` (the shuffled ones aside); no claim. ``fine``: name -> ``(sizes, seeds)``, the test
+    accuracy of :data:`FINE` and :data:`LOCAL` at the two sizes of :func:`vitbias.plan.locality_sizes`."""
     sizes, changes = plan.locality_sizes(budget), plan.locality_vit(budget)
     found.number("prior_fine_what", ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in changes.items())
                  if changes else "the testbed's model")
@@ -285,10 +302,15 @@ def _fine_grid(found: Evidence, budget, fine: dict) -> None:
                         "can tell")
 
 
-def _convit(found: Evidence) -> None:
-    """ConViT's controlled study on class-balanced subsets of ImageNet-1k (Table 2)."""
-    table, gap, gain = literature.CONVIT_SAMPLE_EFFICIENCY, literature.CONVIT_SAMPLE_EFFICIENCY_GAP, convit_gains()
+def convit_study(found: Evidence, gain: dict) -> None:
+    """ConViT's controlled study on class-balanced subsets of ImageNet-1k (Table 2): the
+    ``prior_convit_*`` and ``prior_deit_epochs`` entries, and two claims. ``gain``: share of ImageNet-1k
+    -> ConViT-S's relative gain in top-1 over DeiT-S, in %, for every share of the table
+    (:func:`convit_gains`)."""
+    table, gap = literature.CONVIT_SAMPLE_EFFICIENCY, literature.CONVIT_SAMPLE_EFFICIENCY_GAP
     fractions = sorted(table)
+    if sorted(gain) != fractions:
+        raise ValueError(f"gain must hold ConViT's shares {fractions}, got {sorted(gain)}")
     # The table rounds its gap column from unrounded accuracies: the gain computed from the two accuracy
     # columns agrees with it to a point.
     if any(abs(gain[f] - gap[f].value) > 1.0 for f in fractions):
@@ -310,9 +332,11 @@ def _convit(found: Evidence) -> None:
     found.number("prior_convit_small_images", smallest * literature.PRETRAINING_IMAGES["ImageNet-1k"].value)
 
 
-def _gated(found: Evidence, accuracy: dict) -> None:
+def gated_against_plain(found: Evidence, accuracy: dict) -> None:
     """The testbed's side of ConViT's gain: the gated ViT against the plain ViT, and the conv stem against
-    the gated ViT, by a paired t test over the seeds. ``accuracy``: name -> ``(seeds,)``."""
+    the gated ViT, by a paired t test over the seeds: the verdicts ``prior_gated_vs_vit_large``,
+    ``prior_gated_gain_text`` and ``prior_stem_vs_gated_large``; no claim. ``accuracy``: name ->
+    ``(seeds,)``, at the routes' size."""
     gated, vit = accuracy["gated positional"], accuracy["ViT"]
     found.compared("prior_gated_vs_vit_large", gated, vit, paired=True, **SIDE)
     # ConViT's gain is reproduced when the gated ViT is above the plain ViT where data is scarce for it.
@@ -321,8 +345,9 @@ def _gated(found: Evidence, accuracy: dict) -> None:
     found.compared("prior_stem_vs_gated_large", accuracy["conv stem"], gated, paired=True, **SIDE)
 
 
-def _gates(found: Evidence, gates: np.ndarray) -> None:
-    """What the gates learned. ``gates``: ``(seeds, layers, heads)``, sigma(lambda) of every head."""
+def learned_gates(found: Evidence, gates: np.ndarray) -> None:
+    """What the gates learned: the ``prior_gate_*`` entries; no claim. ``gates``: ``(seeds, layers, heads)``,
+    sigma(lambda) of every head of the gated ViT."""
     if gates.ndim != 3 or not gates.shape[1]:
         raise ValueError(f"gates must be (seeds, layers, heads) with a layer at least, got shape {gates.shape}")
     per_seed = gates.mean(axis=2)  # (seeds, layers)
@@ -335,8 +360,13 @@ def _gates(found: Evidence, gates: np.ndarray) -> None:
     found.number("prior_gate_layers", gates.shape[1])
 
 
-def _shift(found: Evidence, moved: dict) -> None:
-    """The relative bias's symmetry. ``moved``: :func:`shift_changes`."""
+def shift_symmetry(found: Evidence, moved: dict) -> None:
+    """The relative bias's symmetry: ``prior_shift_relative`` and ``prior_shift_plain``, and one claim.
+    ``moved``: the largest change of a logit under a one-patch circular shift of random images, in float64,
+    of the relative-bias model and of the plain ViT of the first seed, ``{"relative bias": ..,
+    "plain ViT": ..}``."""
+    if set(moved) != {"relative bias", "plain ViT"}:
+        raise ValueError(f"moved must hold the changes 'relative bias' and 'plain ViT', got {sorted(moved)}")
     found.rounding("prior_shift_relative", moved["relative bias"], 1e-9,
                    why="float64 rounding of an exactly invariant model")
     found.trained("prior_shift_plain", moved["plain ViT"], SHIFT_SD,
@@ -346,8 +376,9 @@ def _shift(found: Evidence, moved: dict) -> None:
                 moved["plain ViT"] > 1e3 * moved["relative bias"])
 
 
-def _shuffled(found: Evidence, shuffled: dict, vit: np.ndarray, local: np.ndarray) -> None:
-    """The routes where the grid prior is false. ``shuffled``: name -> ``(seeds,)``, test accuracy on
+def shuffled_images(found: Evidence, shuffled: dict, vit: np.ndarray, local: np.ndarray) -> None:
+    """The routes where the grid prior is false: the ``prior_shuffled_*`` entries and
+    ``prior_local1_cost_text``; no claim. ``shuffled``: name -> ``(seeds,)``, test accuracy on
     shuffled images of the CNN and :data:`vitbias.plan.SHUFFLED_ROUTES` at the routes' size, and of
     :data:`FINE` and :data:`LOCAL` at the smaller size of the finer grid; ``vit``, ``local``: ``(seeds,)``,
     the plain ViT at the routes' size and hard locality at that smaller size, on ordered images."""

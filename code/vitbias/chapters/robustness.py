@@ -1,5 +1,10 @@
 """The robustness chapter: shape bias on cue conflict, occlusion one switch at a time, a weak attack,
-the same at matched clean accuracy, and the published numbers set beside them."""
+the same at matched clean accuracy, and the published numbers set beside them.
+
+The page makes one :class:`~vitbias.evidence.Evidence` and calls each section function below right
+after the cell that computes its inputs, in this order: :func:`six_trials`, :func:`shape_bias_by_data`,
+:func:`half_blanked`, :func:`one_switch_at_a_time`, :func:`training_fit`, :func:`weak_attack`,
+:func:`matched_accuracy` and :func:`published`; :func:`measure` composes them for the tests."""
 
 from __future__ import annotations
 
@@ -104,11 +109,19 @@ def kept_table(runs_of: dict, kept: dict, epsilons) -> str:
     return header + "\n|" + " --- |" * (len(columns) + 2) + "\n" + "\n".join(rows)
 
 
-def _six_trials(found: Evidence) -> None:
-    """The source's six hand-made trials (:data:`vitbias.robustness.SIX_TRIALS`), counted."""
-    trials = SIX_TRIALS
+def _check(name: str, given, wanted) -> None:
+    if not set(wanted) <= set(given):
+        missing = sorted(map(str, set(wanted) - set(given)))
+        raise ValueError(f"{name} lacks {missing}")
+
+
+def six_trials(found: Evidence, trials: dict, count: dict, bias: float) -> None:
+    """``rob_six_*``: the source's six hand-made trials (:data:`vitbias.robustness.SIX_TRIALS`) as the
+    page counted them, ``count`` (answer -> number of trials) and their shape ``bias``; the claim that
+    the fourth answer names neither cue and drops out. ``trials``: cue -> (6,) class names."""
+    _check("trials", trials, ("prediction", "shape", "texture"))
+    _check("count", count, ("shape", "texture", "neither"))
     cues = (trials["prediction"], trials["shape"], trials["texture"])
-    count, bias = decisions(*cues), shape_bias(*cues)
     found.number("rob_six_trial_bias", bias)
     for answer in ("shape", "texture", "neither"):
         found.number(f"rob_six_{answer}", count[answer])
@@ -118,9 +131,14 @@ def _six_trials(found: Evidence) -> None:
                 and bias == 0.6)
 
 
-def _shape_bias(found: Evidence, budget, done: dict, conflict, bias: dict, sd: dict) -> None:
-    """Shape bias and test accuracy of each architecture under each kind of data, and what moves the
-    shape bias more, the data or the architecture. ``bias``: (model, condition) -> (seeds,)."""
+def shape_bias_by_data(found: Evidence, budget, done: dict, conflict, bias: dict, sd: dict) -> None:
+    """``rob_bias_*``, ``rob_test_*``, ``rob_arch_*`` and ``rob_data_*``: shape bias and test accuracy
+    of each architecture under each kind of data, and what moves the shape bias more, the data or the
+    architecture; the claim that both models learn to look past texture that is noise. ``done``:
+    (model, condition, seed) -> trained run; ``conflict``: the cue-conflict images; ``bias``:
+    (model, condition) -> (seeds,); ``sd``: :func:`one_run_sds`."""
+    _check("bias", bias, [(m, c) for m in ARCHITECTURES for c in CONDITIONS])
+    bias = {key: np.asarray(values, dtype=float) for key, values in bias.items()}
     seeds = budget.seeds
     found.number("rob_n_conflict", len(conflict))
     found.number("rob_train_size", plan.robustness_size(budget))
@@ -183,10 +201,17 @@ def _shape_bias(found: Evidence, budget, done: dict, conflict, bias: dict, sd: d
     found.claim("when texture is noise, both models learn to look past it", set(data_effect.values()) == {"more"})
 
 
-def _occlusion(found: Evidence, budget, curves: dict, fractions, images, sd: dict) -> dict:
-    """Accuracy half blanked under each kind of hole, and the ViT against the CNN over the partly
-    blanked range. ``curves``: (name, variant) -> (seeds, fractions). Returns each seed's mean accuracy
-    over the partly blanked fractions, (name, variant) -> (seeds,)."""
+def half_blanked(found: Evidence, budget, curves: dict, fractions, images, sd: dict) -> dict:
+    """``rob_half_*``, ``rob_clean_*``, ``rob_adv_*``, ``rob_gap_text`` and the occlusion set-up:
+    accuracy half blanked under each kind of hole, and the ViT against the CNN over the partly blanked
+    range; the claim that our ViT is below its ceiling on clean images while the CNN is near perfect.
+    ``curves``: (name, variant) -> (seeds, fractions), for every name of :data:`RUN_OF` and variant of
+    :data:`VARIANT_SLUG`; ``images``: the occluded images. Returns each seed's mean accuracy over the
+    partly blanked fractions, (name, variant) -> (seeds,)."""
+    _check("occlusion curves", curves, [(name, v) for name in RUN_OF for v in VARIANT_SLUG])
+    if 0.5 not in fractions or not partly(fractions):
+        raise ValueError(f"the occlusion fractions must hold one half and a partly blanked fraction in "
+                         f"{PARTLY}, got {fractions}")
     found.number("rob_erase", plan.ERASE)
     found.number("rob_n_occluded", len(images))
     found.number("rob_patch", budget.vit["patch_size"])
@@ -235,9 +260,11 @@ def _occlusion(found: Evidence, budget, curves: dict, fractions, images, sd: dic
     return pooled
 
 
-def _switches(found: Evidence, pooled: dict) -> None:
-    """The grid, the fill and the recipe, one at a time: the same model and seed under two kinds of
-    holes, or a recipe switched on the same seed, so paired tests. ``pooled``: (name, variant) -> (seeds,)."""
+def one_switch_at_a_time(found: Evidence, pooled: dict) -> None:
+    """``rob_grid_*``, ``rob_fill_*`` and ``rob_recipe_*``: the grid, the fill and the recipe, one at a
+    time: the same model and seed under two kinds of holes, or a recipe switched on the same seed, so
+    paired tests; the claim that a recipe protects against the holes it was trained with. ``pooled``:
+    (name, variant) -> (seeds,), from :func:`half_blanked`."""
     grid = found.compared("rob_grid_text", pooled["ViT", OFF], pooled["ViT", GRID], paired=True,
                           more="rises", less="falls",
                           same="moves by {apart:.3f}, too little for {seeds} seeds to tell from no change "
@@ -265,8 +292,10 @@ def _switches(found: Evidence, pooled: dict) -> None:
     found.claim("a recipe protects against the holes it was trained with", on_noise == "more")
 
 
-def _fit(found: Evidence, done: dict, seeds, sd: dict) -> None:
-    """How much of its own training set each model fits under its fitting rule (un-augmented images)."""
+def training_fit(found: Evidence, done: dict, seeds, sd: dict) -> None:
+    """``rob_train_*``, ``rob_erase_fit_text`` and ``rob_plain_fit_text``: how much of its own training
+    set each model fits under its fitting rule (un-augmented images). ``done``: (model, condition,
+    seed) -> trained run, for every seed of ``seeds``."""
     train_fit = {name: np.array([done[(*RUN_OF[name], s)].train_accuracy for s in seeds])
                  for name in RUN_OF}  # (seeds,)
     for name, values in train_fit.items():
@@ -283,18 +312,22 @@ def _fit(found: Evidence, done: dict, seeds, sd: dict) -> None:
                   else "not both fit their training sets")
 
 
-def _attack(found: Evidence, attack: dict, pooled: dict, sd: dict) -> dict:
-    """Accuracy under the weak attack, and the architecture ahead under both recipes, by Welch's t test,
-    on the grid and off it over the partly blanked range, and under the attack. Returns the accuracies
-    compared, slug -> name -> (seeds,)."""
-    found.number("rob_pgd_steps", attack["steps"])
-    found.number("rob_pgd_eps_pixels", round(attack["epsilon"] * 255))
-    found.number("rob_n_attacked", len(attack["images"]))
-    for name, values in attack["accuracy"].items():
+def weak_attack(found: Evidence, accuracy: dict, pooled: dict, sd: dict, *, steps: int, epsilon: float,
+                images) -> dict:
+    """``rob_pgd_*``, ``rob_n_attacked`` and ``rob_matched_*``: accuracy under the weak attack of
+    ``steps`` steps of radius ``epsilon`` on ``images``, and the architecture ahead under both recipes,
+    by Welch's t test, on the grid and off it over the partly blanked range, and under the attack.
+    ``accuracy``: name -> (seeds,), for every name of :data:`RUN_OF`; ``pooled``: from
+    :func:`half_blanked`. Returns the accuracies compared, slug -> name -> (seeds,)."""
+    _check("attack accuracy", accuracy, RUN_OF)
+    found.number("rob_pgd_steps", steps)
+    found.number("rob_pgd_eps_pixels", round(epsilon * 255))
+    found.number("rob_n_attacked", len(images))
+    for name, values in accuracy.items():
         found.trained(f"rob_pgd_{MODEL_SLUG[name]}", values, sd["attack"][name],
                       what=f"the {name}'s accuracy under the attack")
     ahead = {"grid": {name: pooled[name, GRID] for name in RUN_OF},
-             "off": {name: pooled[name, OFF] for name in RUN_OF}, "pgd": attack["accuracy"]}
+             "off": {name: pooled[name, OFF] for name in RUN_OF}, "pgd": accuracy}
     for slug, accuracy in ahead.items():
         outcomes = {compare(accuracy[vit], accuracy[cnn]) for cnn, vit in PAIRS.values()}
         found.verdict(f"rob_matched_{slug}",
@@ -302,17 +335,22 @@ def _attack(found: Evidence, attack: dict, pooled: dict, sd: dict) -> dict:
     return ahead
 
 
-def _matched(found: Evidence, matched: dict, ahead: dict, sd: dict) -> None:
-    """Each ViT against the CNN of its clean accuracy, by the share of its margin over chance it keeps,
-    and whether each gap at equal recipe survives the matching."""
-    runs_of, partner, epsilons = matched["runs"], matched["partner"], matched["epsilons"]
-    kept = dict(matched["kept"])
-    found.number("rob_match_pgd_steps", matched["steps"])
+def matched_accuracy(found: Evidence, runs_of: dict, kept: dict, ahead: dict, sd: dict, *, partner: dict,
+                     size: dict, epsilons, steps: int) -> None:
+    """``rob_match_*``: each ViT against the CNN of its clean accuracy, by the share of its margin over
+    chance it keeps, and whether each gap at equal recipe survives the matching. ``runs_of``: name ->
+    one run per seed; ``kept``: (name, column) -> (seeds,), from :func:`shares_kept` with radii
+    ``epsilons`` (in 1/255) and ``steps`` steps; ``ahead``: from :func:`weak_attack`; ``partner``: a
+    ViT's name (each of :data:`MATCHED_SLUG`) -> its matched CNN's; ``size``: a ViT's name -> its CNN's
+    training-set size."""
+    _check("matched partners", partner, MATCHED_SLUG)
+    kept = dict(kept)
+    found.number("rob_match_pgd_steps", steps)
     found.number("rob_match_eps_low", epsilons[0])
     found.number("rob_match_eps_high", epsilons[-1])
     for name, slug in MATCHED_SLUG.items():
         cnn = partner[name]
-        found.number(f"rob_match_{slug}_cnn_size", matched["size"][name])
+        found.number(f"rob_match_{slug}_cnn_size", size[name])
         test_accuracy = {who: np.array([r.accuracy for r in runs_of[who]]) for who in (name, cnn)}
         run_sd = {name: sd["test"].get(name) or sd["priors route"], cnn: sd["crossover CNN"]}
         for who, tag in ((name, slug), (cnn, f"{slug}_cnn")):
@@ -354,8 +392,9 @@ def _matched(found: Evidence, matched: dict, ahead: dict, sd: dict) -> None:
                                    else "the gap does not survive the matching") + ".")
 
 
-def _literature(found: Evidence) -> None:
-    """The published numbers the page quotes (:mod:`vitbias.literature`)."""
+def published(found: Evidence) -> None:
+    """``rob_geirhos_*``, ``rob_vit22b``, ``rob_human``, ``rob_naseer_*`` and ``rob_bai_*``: the
+    published numbers the page quotes (:mod:`vitbias.literature`), and the claims it reads from them."""
     geirhos = literature.GEIRHOS_SHAPE_BIAS
     found.number("rob_geirhos_images", literature.GEIRHOS_CUE_CONFLICT_IMAGES.value)
     found.number("rob_geirhos_categories", literature.GEIRHOS_CATEGORIES.value)
@@ -403,15 +442,9 @@ def _literature(found: Evidence) -> None:
                 abs(pgd["DeiT-S"] - pgd["ResNet-50 (GELU)"]) < 0.5 and pgd["ResNet-50 (ReLU)"] < pgd["DeiT-S"] - 5)
 
 
-def _check(name: str, given, wanted) -> None:
-    if not set(wanted) <= set(given):
-        missing = sorted(map(str, set(wanted) - set(given)))
-        raise ValueError(f"{name} lacks {missing}")
-
-
 def measure(budget, done: dict, conflict, bias: dict, *, occlusion: dict, attack: dict,
             matched: dict) -> Evidence:
-    """The chapter's evidence, from what its cells computed.
+    """The chapter's evidence, from what its cells computed: the section functions in the page's order.
 
     ``done``: ``(model, condition, seed) -> `` trained run (:func:`vitbias.plan.robustness`);
     ``conflict``: the cue-conflict images; ``bias``: ``(model, condition) -> (seeds,)`` shape biases;
@@ -419,27 +452,23 @@ def measure(budget, done: dict, conflict, bias: dict, *, occlusion: dict, attack
     ``images``, the occluded images; ``attack``: ``accuracy`` (``name -> (seeds,)``), ``steps``,
     ``epsilon`` and ``images``; ``matched``: ``runs`` (name -> one run per seed), ``partner`` (a ViT's
     name -> its matched CNN's), ``size`` (a ViT's name -> its CNN's training-set size), ``kept``
-    (:func:`shares_kept`), ``epsilons`` and ``steps`` of its attack.
+    (:func:`shares_kept`), ``epsilons`` and ``steps`` of its attack. The six trials are counted here
+    as the page counts them, with :func:`vitbias.robustness.decisions` and ``shape_bias``.
     """
-    _check("bias", bias, [(m, c) for m in ARCHITECTURES for c in CONDITIONS])
     _check("occlusion", occlusion, ("curves", "fractions", "images"))
-    _check("occlusion curves", occlusion["curves"], [(name, v) for name in RUN_OF for v in VARIANT_SLUG])
-    if 0.5 not in occlusion["fractions"] or not partly(occlusion["fractions"]):
-        raise ValueError(f"the occlusion fractions must hold one half and a partly blanked fraction in "
-                         f"{PARTLY}, got {occlusion['fractions']}")
     _check("attack", attack, ("accuracy", "steps", "epsilon", "images"))
-    _check("attack accuracy", attack["accuracy"], RUN_OF)
     _check("matched", matched, ("runs", "partner", "size", "kept", "epsilons", "steps"))
-    _check("matched partners", matched["partner"], MATCHED_SLUG)
-    bias = {key: np.asarray(values, dtype=float) for key, values in bias.items()}
     sd = one_run_sds()
     found = Evidence("robustness")
-    _six_trials(found)
-    _shape_bias(found, budget, done, conflict, bias, sd)
-    pooled = _occlusion(found, budget, occlusion["curves"], occlusion["fractions"], occlusion["images"], sd)
-    _switches(found, pooled)
-    _fit(found, done, budget.seeds, sd)
-    ahead = _attack(found, attack, pooled, sd)
-    _matched(found, matched, ahead, sd)
-    _literature(found)
+    cues = (SIX_TRIALS["prediction"], SIX_TRIALS["shape"], SIX_TRIALS["texture"])
+    six_trials(found, SIX_TRIALS, decisions(*cues), shape_bias(*cues))
+    shape_bias_by_data(found, budget, done, conflict, bias, sd)
+    pooled = half_blanked(found, budget, occlusion["curves"], occlusion["fractions"], occlusion["images"], sd)
+    one_switch_at_a_time(found, pooled)
+    training_fit(found, done, budget.seeds, sd)
+    ahead = weak_attack(found, attack["accuracy"], pooled, sd, steps=attack["steps"], epsilon=attack["epsilon"],
+                        images=attack["images"])
+    matched_accuracy(found, matched["runs"], matched["kept"], ahead, sd, partner=matched["partner"],
+                     size=matched["size"], epsilons=matched["epsilons"], steps=matched["steps"])
+    published(found)
     return found

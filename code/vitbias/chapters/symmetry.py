@@ -8,7 +8,7 @@ import torch
 
 from .. import data, noise, plan, runs, symmetry
 from ..evidence import Evidence, band
-from ..geometry import conv2d, shift
+from ..geometry import shift
 from ..literature import ZHANG2019_RESNET50_ACCURACY, ZHANG2019_RESNET50_CONSISTENCY
 
 EXACT = 1e-12  # what "exact" means here: float64 rounding, far below any real error
@@ -20,55 +20,8 @@ FLOAT32_WEIGHTS = "float64 math on weights drawn in float32: other CPU kernels m
 
 # The page's examples, as its cells set them up.
 PADDING_SHIFT = 8  # columns the zero-padded convolution's image is shifted by
-ONE_SIGNAL_PATCH = np.array([1.0, -1.0]).reshape(1, 1, 1, 2)  # a 2-number patch to x_2t - x_2t+1
 ENCODER_GRID = (4, 4)  # the tokens PyTorch's encoder reads, and their one-column shift
 ENCODER_SHIFT = (0, 1)
-
-# What measure reads from the page, by the names its cells give them.
-PAGE = {
-    "x": "the random image, (C, H, W)",
-    "equivariance_gap": "max |conv(T x) - T conv(x)| of the stride-1 circular convolution",
-    "pooled_gap": "the same for its channel means",
-    "w5": "the zero-padded convolution's weights, (O, C, k, k)",
-    "error_map": "its equivariance error after a shift by PADDING_SHIFT columns, (H, W)",
-    "signal": "the short signal, (1, 1, 8)",
-    "kernel": "the stride-1 and stride-2 layers' kernel, (1, 1, 1, 3)",
-    "commute": "which shifts two stacked stride-2 layers commute with, (16, 16)",
-    "strides": "ResNet-50's total stride after each stage",
-    "P": "the patch side of the measured layers",
-    "layers": "the measured layers, {label: (f, stride)}",
-    "errors": "their equivariance errors at shifts 0 to P, {label: (P + 1,)}",
-    "commuting": "which shifts each commutes with, {label: (H, W)}",
-    "draws": "the stride-2 error at an odd shift and the error with positions at a whole patch, (draws, 2)",
-    "row": "the row (1, -1, 1, -1), (1, 1, 4)",
-    "keep_every_second": "subsampling by 2 along the row",
-    "blur_errors": "the stride-2 error at an odd shift after a blur of each number of taps",
-    "perm": "the token order after a one-patch shift of a 2 by 2 grid",
-    "encoder": "PyTorch's encoder, float64, evaluation mode",
-    "tokens": "its input tokens, (1, 16, d)",
-    "gap": "gap(perm, bias): max |encoder(tokens[perm]) - encoder(tokens)[perm]|",
-    "B": "a relative position bias on circular offsets, (16, 16)",
-    "grid_shift": "the permutation of a one-column shift of the 4 by 4 grid",
-    "any_perm": "a random permutation of the 16 tokens",
-    "roll_first": "PyTorch's circular Conv2d of the rolled image",
-    "roll_after": "the roll of its output",
-    "conv_commutes": "which shifts it commutes with, (32, 32)",
-    "two_blocks": "the book's ViT's configuration for the patch encoder",
-    "vit": "the patch encoder (symmetry.PatchEncoder), float64",
-    "image": "the image it reads, (1, 3, 32, 32)",
-    "token_gap": "its tokens after a one-patch roll against the old ones moved one column",
-    "vit_errors": "its equivariance errors at shifts 0 to P",
-    "vit_commutes": "which shifts it commutes with, (32, 32)",
-    "table": "timm's position table for the patch grid, (16, d)",
-    "pos_errors": "the whole-patch error with that table, {'initial scale': .., \"tokens' scale\": ..}",
-    "budget": "the build's budget",
-    "trained": "the trained runs, (model name, seed) -> run",
-    "own_half": "the test images with objects in the left band",
-    "patch": "the trained ViTs' patch side",
-    "shifts": "the shifts of the trained models' test images, 0 to patch",
-    "under_shift": "accuracy under each shift, model name -> (seeds, shifts)",
-    "halves": "accuracy on the own side and the other side, model name -> (seeds, 2)",
-}
 
 SLUG = {"CNN": "cnn", "ViT": "vit", "ViT, relative bias": "rel"}
 MARGIN = 0.05  # the CNN's near-invariance, as an equivalence margin of accuracy fixed before training
@@ -158,42 +111,59 @@ def accuracies(trained, own_half, other_half, shifts) -> tuple[dict, dict]:
     return under_shift, halves
 
 
+def relative_logit_change(trained, images, patch) -> float:
+    """The largest change of any relative-bias ViT's logits (every seed of ``trained``, (model name,
+    seed) -> run) when ``images`` are shifted right by a whole patch."""
+    models = [run.model for (name, _), run in trained.items() if name == "ViT, relative bias"]
+    if not models:
+        raise ValueError(f"no relative-bias ViT among the trained models {sorted(set(n for n, _ in trained))}")
+    return max(symmetry.largest_logit_change(model, images, patch) for model in models)
+
+
 # ---------------------------------------------------------------------------
-# The chapter's evidence, one function per section
+# The chapter's evidence, one function per section, each called by the page next to the cell that
+# computes its inputs
 # ---------------------------------------------------------------------------
 
 
-def measure(budget, page) -> Evidence:
-    """The chapter's evidence, from ``page``, the namespace of the page's cells: it reads the names of
-    :data:`PAGE`, each described there (a missing one is a ``ValueError``)."""
-    missing = [name for name in PAGE if name not in page]
-    if missing:
-        raise ValueError(f"the page has not computed {missing}")
-    p = {name: page[name] for name in PAGE}
+def measure(budget, *, x, equivariance_gap, pooled_gap, w5, error_map, signal, signal_layers, commute,
+            strides, P, layers, errors, commuting, draws, row, keep_every_second, blur_errors, perm,
+            encoder, tokens, gap, B, grid_shift, any_perm, roll_first, roll_after, conv_commutes,
+            vit_patch, token_gap, vit_errors, vit_commutes, vit, image, table, pos_errors, trained,
+            patch, shifts, under_shift, halves, chance, logit_change) -> Evidence:
+    """The chapter's evidence: every section below in the page's order, each on the page's results of
+    the same names (their shapes are in the sections' docstrings). ``signal_layers`` are the short
+    signal's three layers, ``vit_patch`` the patch encoder's patch side; ``patch`` and ``shifts`` are
+    the trained ViTs' patch side and the shifts of their test images."""
     found = Evidence("symmetry")
-    _convolution(found, p["x"], p["equivariance_gap"], p["pooled_gap"])
-    _padding(found, p["x"], p["w5"], p["error_map"])
-    _one_signal(found, p["signal"], p["kernel"])
-    _stacked(found, p["commute"], p["strides"])
-    measured = _measurement(found, p["x"], p["P"], p["layers"], p["errors"], p["commuting"], p["draws"])
-    _aliasing(found, p["row"], p["keep_every_second"], p["blur_errors"], measured)
-    _token_order(found, p["perm"], p["encoder"], p["tokens"], p["gap"], p["B"], p["grid_shift"],
-                 p["any_perm"])
-    _torch_conv(found, p["roll_first"], p["roll_after"], p["conv_commutes"])
-    _patch_encoder(found, p["two_blocks"].patch_size, p["token_gap"], p["vit_errors"], p["vit_commutes"])
-    _position_table(found, p["two_blocks"].patch_size, p["vit"], p["image"], p["table"], p["pos_errors"])
-    trained, own_half, patch = p["trained"], p["own_half"], p["patch"]
-    relative = [trained[name, seed].model for name, seed in trained if name == "ViT, relative bias"]
-    # The theorem, on the trained relative-bias ViT: a whole-patch shift moves its logits only by
-    # float32 rounding, in every seed.
-    logit_change = max(symmetry.largest_logit_change(model, own_half, patch) for model in relative)
-    _trained(found, budget, trained, patch, p["shifts"], p["under_shift"], p["halves"],
-             chance=1 / len(own_half.classes), logit_change=logit_change)
+    convolution(found, x, equivariance_gap, pooled_gap)
+    zero_padding(found, x, w5, error_map)
+    one_signal(found, signal, signal_layers)
+    stacked_layers(found, commute)
+    resnet_stages(found, strides)
+    layer_errors(found, P, errors)
+    commuting_shifts(found, x, P, commuting)
+    position_error(found, x, P, layers, errors)
+    fresh_draws(found, draws)
+    aliasing(found, row, keep_every_second)
+    blurring(found, blur_errors, errors["convolution, stride 2"])
+    published_filters(found)
+    grid_order(found, perm)
+    encoder_order(found, encoder, tokens, gap, B, grid_shift, any_perm)
+    plain_offset_bias(found)
+    fused_path_nan(found, encoder, tokens, B)
+    torch_conv(found, roll_first, roll_after, conv_commutes)
+    patch_encoder(found, vit_patch, token_gap, vit_errors, vit_commutes)
+    position_table(found, vit_patch, vit, image, table, pos_errors)
+    trained_models(found, budget, trained, patch, shifts, under_shift, halves, chance=chance,
+                   logit_change=logit_change)
     return found
 
 
-def _convolution(found, x, equivariance_gap, pooled_gap):
-    """A stride-1 circular convolution of ``x`` ``(C, H, W)`` and its channel means."""
+def convolution(found, x, equivariance_gap, pooled_gap):
+    """``sym_image_side``, the group claim on ``x`` ``(C, H, W)``, and the claim that a stride-1
+    circular convolution commutes with a shift: ``equivariance_gap``, max |conv(T x) - T conv(x)|,
+    and ``pooled_gap``, the same for its channel means."""
     found.number("sym_image_side", x.shape[-1])
     H, W = x.shape[-2:]
     found.claim("shifts adding up to the image size do nothing",
@@ -202,8 +172,10 @@ def _convolution(found, x, equivariance_gap, pooled_gap):
                 equivariance_gap == 0.0 and pooled_gap < EXACT)
 
 
-def _padding(found, x, w5, error_map):
-    """Where a zero-padded convolution with weights ``w5`` fails to commute: ``error_map`` ``(H, W)``."""
+def zero_padding(found, x, w5, error_map):
+    """``sym_pad_*``: where a zero-padded convolution with weights ``w5`` ``(O, C, k, k)`` fails to
+    commute with a shift of ``x`` ``(C, H, W)`` by :data:`PADDING_SHIFT` columns, from its
+    ``error_map`` ``(H, W)``."""
     a, W = w5.shape[-1] // 2, x.shape[-1]
     bad = np.flatnonzero(error_map.max(axis=0) > EXACT)
     border = {*range(a), *range(W - a, W)}
@@ -215,11 +187,11 @@ def _padding(found, x, w5, error_map):
     found.number("sym_pad_good_columns", W - len(bad))
 
 
-def _one_signal(found, signal, kernel):
-    """The three layers of the short signal ``(1, 1, 8)``, built as the page builds them."""
-    layers = {"stride 1": lambda s: conv2d(s, kernel),
-              "stride 2": lambda s: conv2d(s, kernel, stride=(1, 2)),
-              "patches": lambda s: symmetry.patch_embed(s, ONE_SIGNAL_PATCH)}
+def one_signal(found, signal, layers):
+    """The claim on the short signal ``(1, 1, 8)`` and the page's three ``layers``, {"stride 1",
+    "stride 2", "patches"} -> a function of a ``(1, 1, W)`` signal."""
+    if set(layers) != {"stride 1", "stride 2", "patches"}:
+        raise ValueError(f"expected the layers 'stride 1', 'stride 2' and 'patches', got {list(layers)}")
     out = {name: [layer(shift(signal, d)) for d in (0, 1, 2)] for name, layer in layers.items()}
     # stride 1: every shift moves the output by as much; stride 2 and patches: a shift by 2 moves
     # the output by 1, and after a shift by 1 the output is no shift of the original at all
@@ -230,26 +202,40 @@ def _one_signal(found, signal, kernel):
                     for name in ("stride 2", "patches")))
 
 
-def _stacked(found, commute, strides):
-    """Two stacked stride-2 layers (``commute``, ``(16, 16)``) and ResNet-50's ``strides``."""
+def stacked_layers(found, commute):
+    """``sym_stack_*``: which shifts two stacked stride-2 layers commute with, ``commute`` ``(H, W)``."""
     found.claim("two stride-2 layers commute with exactly the multiples of 4",
                 np.array_equal(commute, multiples(commute.shape, 4)))
     found.number("sym_stack_commuting", int(commute.sum()))
     found.number("sym_stack_shifts", commute.size)
+
+
+def resnet_stages(found, strides):
+    """``sym_resnet_*``: ResNet-50's total stride after each stage, ``strides`` (a list)."""
     found.claim("each of ResNet-50's stages halves the resolution",
                 strides == [2 ** (i + 1) for i in range(len(strides))])
     found.number("sym_resnet_total_stride", strides[-1])
     found.number("sym_resnet_downsamplings", len(strides))
 
 
-def _measurement(found, x, P, layers, errors, commuting, draws) -> dict:
-    """The four measured layers (:func:`vitbias.symmetry.measurement_layers`) at shifts 0 to ``P``,
-    over every shift, and over fresh ``draws`` ``(draws, 2)``; returns the errors by short names."""
-    labels = {"conv1": "convolution, stride 1", "conv2": "convolution, stride 2",
-              "pe": f"patch embedding, P = {P}", "pe_pos": "patch embedding + positions"}
-    if set(errors) != set(labels.values()) or list(layers) != list(errors) or list(commuting) != list(errors):
-        raise ValueError(f"expected the layers {list(labels.values())}, got {list(errors)}")
-    e = {short: np.asarray(errors[label]) for short, label in labels.items()}
+def _layer_labels(P) -> dict:
+    """The labels of the four measured layers (:func:`vitbias.symmetry.measurement_layers`), by short name."""
+    return {"conv1": "convolution, stride 1", "conv2": "convolution, stride 2",
+            "pe": f"patch embedding, P = {P}", "pe_pos": "patch embedding + positions"}
+
+
+def _by_layer(results, P) -> dict:
+    """``results``, {label: value} for the four measured layers, by short name."""
+    labels = _layer_labels(P)
+    if set(results) != set(labels.values()):
+        raise ValueError(f"expected the layers {list(labels.values())}, got {list(results)}")
+    return {short: results[label] for short, label in labels.items()}
+
+
+def layer_errors(found, P, errors):
+    """``sym_patch`` and the errors' numbers: the four layers' equivariance ``errors``, {label:
+    ``(P + 1,)``} at horizontal shifts 0 to ``P``, zero exactly where the theorem says."""
+    e = {short: np.asarray(values) for short, values in _by_layer(errors, P).items()}
     shifts = np.arange(P + 1)
     odd, even = shifts % 2 == 1, shifts % 2 == 0
     # stride 1: zero at every shift; stride 2: exact at even shifts, the same error of order one at
@@ -266,8 +252,12 @@ def _measurement(found, x, P, layers, errors, commuting, draws) -> dict:
     found.number("sym_pe_max_between", float(e["pe"][1:P].max()))
     found.number("sym_pos_error_at_patch", float(e["pe_pos"][P]))
 
+
+def commuting_shifts(found, x, P, commuting):
+    """``sym_all_shifts`` and ``sym_count_*``: which shifts of ``x`` ``(C, H, W)`` each measured layer
+    commutes with, ``commuting`` {label: ``(H, W)``}."""
     side = x.shape[-1]
-    counts = {short: int(commuting[label].sum()) for short, label in labels.items()}
+    counts = {short: int(mask.sum()) for short, mask in _by_layer(commuting, P).items()}
     found.claim("the layers commute with all, the even, the whole-patch shifts, the identity",
                 counts == {"conv1": side ** 2, "conv2": (side // 2) ** 2, "pe": (side // P) ** 2, "pe_pos": 1}
                 and all(mask[0, 0] for mask in commuting.values()))
@@ -275,6 +265,29 @@ def _measurement(found, x, P, layers, errors, commuting, draws) -> dict:
     found.number("sym_count_conv2", counts["conv2"])
     found.number("sym_count_patch", counts["pe"])
 
+
+def position_error(found, x, P, layers, errors):
+    """``sym_tenth_table_error``: the patch embedding's error with positions at a whole-patch shift
+    (``errors`` {label: ``(P + 1,)``}) against the table's distance from its shifted copy, with the
+    measured ``layers`` {label: (f, stride)} on ``x`` ``(C, H, W)``."""
+    functions = _by_layer(layers, P)
+    (f_pe, _), (f_pos, _) = functions["pe"], functions["pe_pos"]
+    error = _by_layer(errors, P)["pe_pos"][P]
+    table = f_pos(x) - f_pe(x)
+    # The error shrinks with the table: the numerator by exactly a tenth, the denominator a little.
+    tenth = symmetry.equivariance_error(lambda i: f_pe(i) + 0.1 * table, x, P, stride=P)
+    found.claim("with positions, the error is the table's distance from its shifted copy",
+                np.isclose(error, np.abs(table - shift(table, 1)).max() / np.abs(f_pos(x)).max(), rtol=1e-9)
+                and 0.1 * error < tenth < 0.2 * error)
+    found.number("sym_tenth_table_error", tenth)
+
+
+def fresh_draws(found, draws):
+    """``sym_draws*``: the stride-2 error at an odd shift and the error with positions at a whole
+    patch, over fresh draws of image, weights and table, ``draws`` ``(draws, 2)``."""
+    draws = np.asarray(draws)
+    if draws.ndim != 2 or draws.shape[1] != 2:
+        raise ValueError(f"draws must be (draws, 2), got {draws.shape}")
     found.number("sym_draws", len(draws))
     found.number("sym_draws_conv2_min", float(draws[:, 0].min()))
     found.number("sym_draws_conv2_max", float(draws[:, 0].max()))
@@ -282,23 +295,10 @@ def _measurement(found, x, P, layers, errors, commuting, draws) -> dict:
     found.number("sym_draws_pos_max", float(draws[:, 1].max()))
     found.claim("both errors are of order one in every draw", draws.min() > ORDER_ONE)
 
-    # With positions, the error at a whole-patch shift is exactly how far the table is from its own
-    # shifted copy, relative to the output.
-    f_pe, _ = layers[labels["pe"]]
-    f_pos, _ = layers[labels["pe_pos"]]
-    table = f_pos(x) - f_pe(x)
-    # The error shrinks with the table: the numerator by exactly a tenth, the denominator a little.
-    tenth = symmetry.equivariance_error(lambda i: f_pe(i) + 0.1 * table, x, P, stride=P)
-    found.claim("with positions, the error is the table's distance from its shifted copy",
-                np.isclose(e["pe_pos"][P], np.abs(table - shift(table, 1)).max() / np.abs(f_pos(x)).max(),
-                           rtol=1e-9)
-                and 0.1 * e["pe_pos"][P] < tenth < 0.2 * e["pe_pos"][P])
-    found.number("sym_tenth_table_error", tenth)
-    return e
 
-
-def _aliasing(found, row, keep_every_second, blur_errors, measured):
-    """The row ``(1, 1, 4)`` subsampled, and the stride-2 error after blurs of ``blur_errors``'s taps."""
+def aliasing(found, row, keep_every_second):
+    """``sym_alias_*``: the row ``(1, 1, 4)`` subsampled by ``keep_every_second``, before and after a
+    one-pixel shift, and blurred."""
     plain = keep_every_second(row)[0, 0]
     after_shift = keep_every_second(shift(row, 1))[0, 0]
     found.claim("subsampling aliases the row, and the blur maps it to zeros",
@@ -307,13 +307,22 @@ def _aliasing(found, row, keep_every_second, blur_errors, measured):
     found.number("sym_alias_plain", as_text(plain))
     found.number("sym_alias_shifted", as_text(after_shift))
 
+
+def blurring(found, blur_errors, stride2_errors):
+    """``sym_blur*_error``: the stride-2 error at an odd shift after a blur, ``blur_errors`` {taps:
+    error} for 1, 3 and 5 taps, against the plain stride-2 layer's errors at shifts 0 to P,
+    ``stride2_errors`` ``(P + 1,)``."""
     # one tap is no blur: the plain stride-2 layer
     found.claim("each wider blur lowers the stride-2 error, none removes it",
-                np.isclose(blur_errors[1], measured["conv2"][1], rtol=1e-12)
+                np.isclose(blur_errors[1], stride2_errors[1], rtol=1e-12)
                 and blur_errors[1] > blur_errors[3] > blur_errors[5] > 0.1)
     found.number("sym_blur3_error", blur_errors[3])
     found.number("sym_blur5_error", blur_errors[5])
 
+
+def published_filters(found):
+    """``sym_zhang_*``: the published consistency and accuracy of ResNet-50 with each low-pass filter
+    (:mod:`vitbias.literature`)."""
     accuracy = {k: v.value for k, v in ZHANG2019_RESNET50_ACCURACY.items()}
     consistency = {k: v.value for k, v in ZHANG2019_RESNET50_CONSISTENCY.items()}
     filters = ("Rect-2", "Tri-3", "Bin-5")
@@ -328,12 +337,16 @@ def _aliasing(found, row, keep_every_second, blur_errors, measured):
     found.number("sym_zhang_acc_gain_max", round(max(acc_gain), 10))
 
 
-def _token_order(found, perm, encoder, tokens, gap, B, grid_shift, any_perm):
-    """A whole-patch shift as a token order, and PyTorch's encoder ``encoder`` on ``tokens``
-    ``(1, 16, d)`` reordered with and without the bias ``B`` ``(16, 16)``."""
+def grid_order(found, perm):
+    """``sym_grid_example``: the token order ``perm`` ``(4,)`` after a one-patch shift of a 2 by 2 grid."""
     found.claim("a one-patch shift of a 2 by 2 grid swaps the tokens of each row", perm.tolist() == [1, 0, 3, 2])
     found.number("sym_grid_example", "(" + ", ".join(f"t{i}" for i in perm) + ")")
 
+
+def encoder_order(found, encoder, tokens, gap, B, grid_shift, any_perm):
+    """``sym_bias_other_perm_gap``: PyTorch's ``encoder`` on ``tokens`` ``(1, 16, d)`` reordered by the
+    one-column shift ``grid_shift`` and by ``any_perm``, with and without the relative bias ``B``
+    ``(16, 16)``; ``gap(perm, bias)`` is max |encoder(tokens[perm]) - encoder(tokens)[perm]|."""
     if not np.array_equal(np.asarray(grid_shift), symmetry.token_permutation(ENCODER_GRID, ENCODER_SHIFT, 1)):
         raise ValueError(f"grid_shift must be the one-column shift of the {ENCODER_GRID} grid")
     bias, one_column, other_order = (np.asarray(v) for v in (B, grid_shift, any_perm))
@@ -344,32 +357,43 @@ def _token_order(found, perm, encoder, tokens, gap, B, grid_shift, any_perm):
                 and not np.array_equal(symmetry.conjugate(bias, other_order), bias)
                 and gap(any_perm) < EXACT and gap(grid_shift, B) < EXACT and other > 1e-3)
     found.number("sym_bias_other_perm_gap", other, rel=1e-5, why=FLOAT32_WEIGHTS)
-    # A bias on plain (not circular) offsets: Pi B Pi^T = B for the pairs of patches that the shift
-    # did not carry round the border, and not for the others.
+
+
+def plain_offset_bias(found):
+    """The claim that a bias on plain (not circular) offsets of the :data:`ENCODER_GRID` keeps
+    Pi B Pi^T = B under its one-column shift for the pairs of patches the shift did not carry round the
+    border, and not for the others."""
     plain = symmetry.plain_position_bias(ENCODER_GRID, np.random.default_rng(1).standard_normal(
         tuple(2 * side - 1 for side in ENCODER_GRID)))
+    one_column = symmetry.token_permutation(ENCODER_GRID, ENCODER_SHIFT, 1)
     moved = symmetry.conjugate(plain, one_column)
     wrapped = symmetry.wrapped_tokens(ENCODER_GRID, ENCODER_SHIFT, patch=1)
     inside = ~wrapped[:, None] & ~wrapped[None, :]
     found.claim("a bias on plain offsets survives the shift only for pairs it did not wrap",
                 wrapped.any() and np.array_equal(moved[inside], plain[inside])
                 and not np.array_equal(moved, plain))
-    # PyTorch's fused inference path with a float mask
+
+
+def fused_path_nan(found, encoder, tokens, B):
+    """The claim that PyTorch's fused inference path of ``encoder`` (evaluation mode) returns NaN on
+    ``tokens`` ``(1, N, d)`` with a float mask ``B`` ``(N, N)``."""
     with torch.no_grad():
         found.claim("PyTorch's fused encoder path returns NaN with a float mask",
                     torch.isnan(encoder(tokens, mask=B)).any().item())
 
 
-def _torch_conv(found, roll_first, roll_after, conv_commutes):
-    """PyTorch's circular ``Conv2d`` of a rolled image against the roll of its output, and which of
-    the image's shifts it commutes with, ``(H, W)``."""
+def torch_conv(found, roll_first, roll_after, conv_commutes):
+    """PyTorch's circular ``Conv2d`` of a rolled image, ``roll_first``, against the roll of its output,
+    ``roll_after`` (both ``(1, O, H, W)``), and which of the image's shifts it commutes with,
+    ``conv_commutes`` ``(H, W)``."""
     found.claim("PyTorch's circular Conv2d commutes with torch.roll at every shift",
                 (roll_first - roll_after).abs().max().item() < 1e-5 and conv_commutes.all())
 
 
-def _patch_encoder(found, P, token_gap, vit_errors, vit_commutes):
-    """The book's ViT as a patch encoder with patch side ``P``: ``vit_errors`` at shifts 0 to ``P``,
-    ``vit_commutes`` ``(H, W)``."""
+def patch_encoder(found, P, token_gap, vit_errors, vit_commutes):
+    """``sym_vit_fraction_min`` and ``sym_vit_commuting``: the book's ViT as a patch encoder with patch
+    side ``P``: ``token_gap``, its tokens after a one-patch roll against the old ones moved one column;
+    ``vit_errors`` ``(P + 1,)`` at shifts 0 to ``P``; ``vit_commutes`` ``(H, W)``."""
     # a one-patch roll moves its tokens one column and changes nothing else
     found.claim("the ViT commutes with exactly the whole-patch shifts",
                 token_gap < EXACT and vit_errors[0] < EXACT and vit_errors[P] < EXACT
@@ -379,9 +403,10 @@ def _patch_encoder(found, P, token_gap, vit_errors, vit_commutes):
     found.number("sym_vit_commuting", int(vit_commutes.sum()))
 
 
-def _position_table(found, P, vit, image, table, pos_errors):
-    """timm's position table ``(N_p, d)`` added to the patch encoder ``vit``: ``pos_errors``, its error
-    at a whole-patch shift of ``image`` at its initial scale and at the tokens'."""
+def position_table(found, P, vit, image, table, pos_errors):
+    """``sym_timm_pos_std`` and ``sym_vit_pos_error_*``: timm's position table ``(N_p, d)`` added to the
+    patch encoder ``vit`` (patch side ``P``); ``pos_errors``, its error at a whole-patch shift of
+    ``image`` ``(1, C, H, W)``, {"initial scale": .., "tokens' scale": ..}."""
     small, large = pos_errors["initial scale"], pos_errors["tokens' scale"]
     # Equal rows are the only table that keeps the symmetry: they act as a bias.
     constant = symmetry.PatchEncoder(vit.embed, vit.blocks, positions=table[:1].repeat(len(table), 1))
@@ -394,11 +419,12 @@ def _position_table(found, P, vit, image, table, pos_errors):
     found.number("sym_vit_pos_error_large", large, rel=1e-5, why=FLOAT32_WEIGHTS)
 
 
-def _trained(found, budget, trained, patch, shifts, under_shift, halves, *, chance, logit_change):
-    """Three models trained on objects in the left band: ``trained`` (model name, seed) -> run,
-    ``under_shift`` model name -> ``(seeds, shifts)``, ``halves`` model name -> ``(seeds, 2)`` (own
-    side, other side); ``chance``, the accuracy of a guess; ``logit_change``, the largest change of
-    the relative-bias ViT's logits under a whole-patch shift."""
+def trained_models(found, budget, trained, patch, shifts, under_shift, halves, *, chance, logit_change):
+    """``sym_trained_*``: three models trained on objects in the left band: ``trained`` (model name,
+    seed) -> run; ``patch``, the ViTs' patch side; ``under_shift`` model name -> ``(seeds, shifts)``
+    at ``shifts``, 0 to ``patch``; ``halves`` model name -> ``(seeds, 2)`` (own side, other side);
+    ``chance``, the accuracy of a guess; ``logit_change``, the largest change of the relative-bias
+    ViT's logits under a whole-patch shift (:func:`relative_logit_change`)."""
     names, seeds = tuple(plan.SYMMETRY_MODELS), budget.seeds
     if set(under_shift) != set(names) or set(halves) != set(names):
         raise ValueError(f"expected the models {names}, got {sorted(under_shift)} and {sorted(halves)}")

@@ -224,3 +224,37 @@ def test_each_world_of_the_ladder_has_its_own_glue_name_and_a_name_outside_the_l
     assert slugs[2:] == [f"blocks_{b}" for b in plan.world_blocks(BUDGET.vit["patch_size"])]
     with pytest.raises(ValueError, match="not a world of the ladder"):
         world_slug("pixels shuffled")
+
+
+def placed(**shares):
+    """An overtaking whose bootstrap draws split as ``shares`` (before, inside, beyond)."""
+    from vitbias.scaling import Overtaking
+
+    return Overtaking("inside", 300.0, {"before": 0.0, "inside": 0.0, "beyond": 0.0, **shares}, 200.0, 400.0)
+
+
+def test_a_crossing_is_undecided_when_no_place_holds_the_decided_share_of_the_draws():
+    from vitbias.chapters.crossover import DECIDED, add_undecided
+
+    ladder = plan.ladder(BUDGET)
+    passes = {w: placed(beyond=1.0) for w in ladder}
+    passes[ladder[1]] = placed(inside=DECIDED)  # decided, just
+    passes[ladder[2]] = placed(before=0.5, inside=0.5)
+    passes[ladder[-1]] = placed(before=DECIDED - 0.01, inside=0.01)
+    found = Evidence("crossover")
+    add_undecided(found, BUDGET, passes)
+    assert found["cross_n_undecided"] == 2
+    assert found["cross_decided_share"] == DECIDED
+    assert found.claims["the undecided crossings lie near the smallest sizes"]
+    passes[ladder[2]] = placed(inside=0.5, beyond=0.5)._replace(size=float(SIZES[-2]))
+    late = Evidence("crossover")
+    add_undecided(late, BUDGET, passes)
+    assert not late.claims["the undecided crossings lie near the smallest sizes"]
+
+
+def test_undecided_crossings_need_every_world_of_the_ladder_in_order():
+    from vitbias.chapters.crossover import add_undecided
+
+    ladder = plan.ladder(BUDGET)
+    with pytest.raises(ValueError, match="the ladder's worlds"):
+        add_undecided(Evidence("crossover"), BUDGET, {w: placed(beyond=1.0) for w in reversed(ladder)})

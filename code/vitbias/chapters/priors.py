@@ -35,8 +35,6 @@ FIT = {"more": "a larger share than the plain ViT", "less": "a smaller share tha
 TIED = "the same share as the plain ViT, seed by seed"
 # "... and of these two <words> been set one."
 WHO = {"crop and flip": "the augmented ViT has", "distilled from the CNN": "the distilled ViT has"}
-# One run's sd of a layer's mean gate, 0.04, is the largest over layers, measured over seeds.
-GATE_SD = 0.04
 # Largest logit change of the plain ViT under a shift, seen: 3.42 / 4.35 / 2.46 over the seeds on one
 # machine; 2.55, 5.75 and 2.09 for seed 0 on three CPU kernel sets. It is heavy-tailed: the sd over all
 # six, 1.4, is the band's.
@@ -345,16 +343,22 @@ def gated_against_plain(found: Evidence, accuracy: dict) -> None:
     found.compared("prior_stem_vs_gated_large", accuracy["conv stem"], gated, paired=True, **SIDE)
 
 
+def gate_sd():
+    """One run's sd of a layer's mean gate, measured from the glued gates over the seeds and both kernel
+    sets (``python -m tools.booktools noise --glued --chapter priors``)."""
+    return noise.one_run_sd("priors", "gate")
+
+
 def learned_gates(found: Evidence, gates: np.ndarray) -> None:
     """What the gates learned: the ``prior_gate_*`` entries; no claim. ``gates``: ``(seeds, layers, heads)``,
     sigma(lambda) of every head of the gated ViT."""
     if gates.ndim != 3 or not gates.shape[1]:
         raise ValueError(f"gates must be (seeds, layers, heads) with a layer at least, got shape {gates.shape}")
-    per_seed = gates.mean(axis=2)  # (seeds, layers)
+    per_seed, sd = gates.mean(axis=2), gate_sd()  # (seeds, layers)
     found.number("prior_gate_init", 1 / (1 + np.exp(-GATE_INIT)))
-    found.trained("prior_gate_first", per_seed[:, 0], GATE_SD,
+    found.trained("prior_gate_first", per_seed[:, 0], sd,
                   what="positional share sigma(lambda) of the first layer's gates, mean over heads")
-    found.trained("prior_gate_last", per_seed[:, -1], GATE_SD,
+    found.trained("prior_gate_last", per_seed[:, -1], sd,
                   what="positional share sigma(lambda) of the last layer's gates, mean over heads")
     found.compared("prior_gate_text", per_seed[:, 0], per_seed[:, -1], paired=True, **SIDE)  # one model, two layers
     found.number("prior_gate_layers", gates.shape[1])

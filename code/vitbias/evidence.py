@@ -1,9 +1,9 @@
 """What a chapter found: the numbers its prose glues, each with its tolerance, and its claims.
 
-A chapter's analysis lives in :mod:`vitbias.chapters`: its ``measure``
-computes every number the prose shows into an :class:`Evidence`, which the
-page glues in one cell (:func:`vitbias.book.glue_evidence`) and whose claims
-the page asserts, one line each, next to the sentences they back. Each kind
+A chapter's analysis lives in :mod:`vitbias.chapters`: its section functions
+add every number the prose shows to an :class:`Evidence`, which the page
+glues in one cell (:func:`vitbias.book.glue_evidence`) and whose claims the
+page asserts, one line each, next to the sentences they back. Each kind
 of number carries the tolerance the drift check applies to it:
 
 - exact math: the default, 1e-9 relative (:meth:`Evidence.number`);
@@ -275,7 +275,7 @@ class Evidence:
     """What one chapter measured: its glued entries in order, and its named claims.
 
     Each method validates and computes at once (a bad value or a spread too
-    wide raises ``ValueError`` inside ``measure``, where the analysis is) and
+    wide raises ``ValueError`` inside the chapter's analysis, where it is) and
     keeps the entries for :func:`vitbias.book.glue_evidence`. A name is glued
     once. ``evidence["name"]`` is a glued value; ``evidence.outcomes["name"]``
     what a comparison or an equivalence test found; ``evidence.claims`` the

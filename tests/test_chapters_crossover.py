@@ -246,6 +246,11 @@ def test_a_crossing_is_undecided_when_no_place_holds_the_decided_share_of_the_dr
     assert found["cross_n_undecided"] == 2
     assert found["cross_decided_share"] == DECIDED
     assert found.claims["the undecided crossings lie near the smallest sizes"]
+    assert found["cross_undecided_lead"].startswith("Three seeds do not place every crossing")
+    decided = Evidence("crossover")
+    add_undecided(decided, BUDGET, {w: placed(beyond=1.0) for w in ladder})
+    assert decided["cross_n_undecided"] == 0
+    assert decided["cross_undecided_lead"] == "Three seeds place every crossing: in"
     passes[ladder[2]] = placed(inside=0.5, beyond=0.5)._replace(size=float(SIZES[-2]))
     late = Evidence("crossover")
     add_undecided(late, BUDGET, passes)

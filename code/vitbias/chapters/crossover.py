@@ -26,6 +26,13 @@ ALPHA = 0.05  # scaling.equivalent's level for each one-sided test
 # A crossing's place (before, inside or beyond the sizes) counts as decided when at least this share of
 # the bootstrap's draws over the seeds puts it there.
 DECIDED = 0.95
+# The sentences around the count of undecided crossings, by whether there is one.
+UNDECIDED_LEAD = {True: "Three seeds do not place every crossing, though: in",
+                  False: "Three seeds place every crossing: in"}
+UNDECIDED_TEXT = {True: "Those are the rungs where the TinyViT and the CNN meet near the smallest sizes, "
+                        "where both are still near chance, and where the seed means' verdict can change "
+                        "with the CPU that trains the book: read their places as undecided.",
+                  False: "Each crossing's place is the one the seed means give it."}
 # One pretraining run, probed on each seed's labels: it moves as one run of a new seed would on
 # another CPU, sd 0.055 measured over seeds and kernel sets; the probe of the random weights sd 0.011
 # (the band of 0.05 it had).
@@ -521,6 +528,8 @@ def add_undecided(found: Evidence, budget, passes: dict) -> None:
     # the most decided of them at 0.92 on both; one rung more or less moves the count by one.
     found.number("cross_n_undecided", len(undecided), abs=1,
                  why="how many scrambled worlds' crossings no place holds in the bootstrap's share DECIDED")
+    found.verdict("cross_undecided_lead", UNDECIDED_LEAD[bool(undecided)])
+    found.verdict("cross_undecided_text", UNDECIDED_TEXT[bool(undecided)])
     below = budget.train_sizes[-2]
     found.claim("the undecided crossings lie near the smallest sizes",
                 all(passes[w].where == "before" or (passes[w].where == "inside" and passes[w].size < below)

@@ -129,7 +129,8 @@ def test_the_trainer_keeps_the_theorem_with_augmentation_before_the_shuffle(one_
     images = data.shapes(48, seed=0)
     order = permute.patch_permutation((4, 4), 1.0, seed=0)
     spec = {"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16, "depth": 1, "num_heads": 2}
-    recipe = train.TrainConfig(steps=12, batch_size=16, lr=3e-3, augment=True, seed=0)
+    recipe = train.TrainConfig(steps=12, batch_size=16, lr=3e-3, weight_decay=0.05, schedule="cosine",
+                              augment=True, seed=0)
     losses, drift = twins.twin_trainings(spec, images, recipe, order, 8)
     assert losses.shape == (2, 12)
     assert np.abs(losses[0] - losses[1]).max() < 1e-10 and drift < 1e-10
@@ -249,7 +250,8 @@ def test_twin_trainings_with_a_pixel_order_follow_the_same_trajectory_in_float64
     rng = np.random.default_rng(3)
     order, pixel_order = rng.permutation(16), rng.permutation(64)
     spec = {"kind": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16, "depth": 1, "num_heads": 2}
-    recipe = train.TrainConfig(steps=12, batch_size=16, lr=3e-3, augment=True, seed=0)
+    recipe = train.TrainConfig(steps=12, batch_size=16, lr=3e-3, weight_decay=0.05, schedule="cosine",
+                              augment=True, seed=0)
     losses, drift = twins.twin_trainings(spec, images, recipe, order, 8, pixel_order=pixel_order)
     assert np.abs(losses[0] - losses[1]).max() < 1e-10 and drift < 1e-10
     # the original's trajectory is the same whichever scramble its twin absorbs

@@ -159,7 +159,7 @@ def test_a_shuffle_applied_to_the_batches_trains_as_training_on_shuffled_images(
 
     images = runs._data.shapes(64, seed=0)
     order = permute.patch_permutation((4, 4), 1.0, seed=0)
-    recipe = train.TrainConfig(steps=6, batch_size=16, augment=False)
+    recipe = train.TrainConfig(steps=6, batch_size=16, lr=1e-3, weight_decay=0.05, schedule="cosine", augment=False)
     shuffled = replace(images, images=permute.permute_patches(images.images, order, 8))
     losses = []
     for data, shuffle in ((images, (order, 8)), (shuffled, None)):

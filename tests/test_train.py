@@ -9,12 +9,14 @@ import torch
 from vitbias import data, models, train, vit
 
 TINY = data.shapes(256, seed=0)
+# The trainer has no recipe of its own; these tests train with this one.
+RECIPE = {"lr": 1e-3, "weight_decay": 0.05, "schedule": "cosine", "augment": True}
 
 
 def fit(spec, seed=0, steps=40, **recipe):
     torch.manual_seed(seed)
     model = models.build(spec)
-    config = train.TrainConfig(steps=steps, batch_size=32, lr=3e-3, seed=seed, **recipe)
+    config = train.TrainConfig(steps=steps, batch_size=32, **{**RECIPE, "lr": 3e-3, "seed": seed, **recipe})
     history = train.train(model, TINY, config, device="cpu")
     return model, history
 
@@ -37,13 +39,13 @@ def test_the_same_seed_gives_the_same_losses_and_accuracy():
 
 
 def test_the_schedule_warms_up_linearly_then_follows_a_cosine_to_zero():
-    config = train.TrainConfig(steps=110, batch_size=1, warmup=10)
+    config = train.TrainConfig(steps=110, batch_size=1, warmup=10, **RECIPE)
     factors = [train.learning_rate_factor(step, config) for step in range(110)]
     assert factors[:10] == pytest.approx([(s + 1) / 10 for s in range(10)])
     assert factors[10] == 1.0
     assert factors[60] == pytest.approx(0.5)
     assert factors[-1] == pytest.approx(0.5 * (1 + math.cos(math.pi * 99 / 100)))
-    flat = train.TrainConfig(steps=20, batch_size=1, warmup=5, schedule="constant")
+    flat = train.TrainConfig(steps=20, batch_size=1, warmup=5, **{**RECIPE, "schedule": "constant"})
     assert [train.learning_rate_factor(s, flat) for s in range(5, 20)] == [1.0] * 15
 
 
@@ -77,7 +79,21 @@ def test_evaluation_scores_a_constant_model_by_its_class_frequency():
 ])
 def test_bad_recipes_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        train.TrainConfig(**kwargs)
+        train.TrainConfig(**{**RECIPE, **kwargs})
+
+
+@pytest.mark.parametrize("left_out", ["lr", "weight_decay", "schedule", "augment"])
+def test_the_trainer_has_no_recipe_of_its_own(left_out):
+    recipe = {key: value for key, value in RECIPE.items() if key != left_out}
+    with pytest.raises(TypeError, match=left_out):
+        train.TrainConfig(steps=10, batch_size=8, **recipe)
+
+
+def test_every_run_warms_up_over_the_first_tenth_of_its_steps():
+    assert [train.warmup_steps(s) for s in (1, 9, 10, 19, 2500, 5000)] == [0, 0, 1, 1, 250, 500]
+    for bad in (0, -3, 2.5, "10"):
+        with pytest.raises(ValueError, match="steps"):
+            train.warmup_steps(bad)
 
 
 def test_random_erasing_replaces_one_rectangle_within_the_area_bounds_with_noise():
@@ -111,7 +127,7 @@ def test_a_recipe_with_erasing_trains_differently_and_repeats_itself():
 @pytest.mark.parametrize("erase", [-0.1, 1.5, True, "0.2"])
 def test_the_erasing_probability_must_be_a_probability(erase):
     with pytest.raises(ValueError, match="erase"):
-        train.TrainConfig(steps=10, batch_size=8, erase=erase)
+        train.TrainConfig(steps=10, batch_size=8, erase=erase, **RECIPE)
 
 
 def test_weight_decay_falls_on_weight_matrices_only_not_on_positions_prefix_tokens_norms_or_biases():
@@ -160,7 +176,7 @@ def test_on_a_cpu_the_cnn_computes_channels_last_and_leaves_in_the_default_layou
     torch.manual_seed(0)
     model = models.build({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]})
     seen = layouts_seen(model)
-    train.train(model, TINY, train.TrainConfig(steps=3, batch_size=32, seed=0), device="cpu")
+    train.train(model, TINY, train.TrainConfig(steps=3, batch_size=32, seed=0, **RECIPE), device="cpu")
     logits = train.predict(model, TINY, "cpu")
     assert seen and all(seen)  # every step and every prediction batch
     assert all(p.is_contiguous() for p in model.parameters())
@@ -176,7 +192,7 @@ def test_on_a_cpu_the_vit_and_a_float64_cnn_keep_the_default_layout():
     cnn64 = models.build({"kind": "cnn", "channels": [4, 8], "depth": [1, 1]}).double()
     for model in (vit_model, cnn64):
         seen = layouts_seen(model)
-        train.train(model, TINY, train.TrainConfig(steps=2, batch_size=32, seed=0), device="cpu")
+        train.train(model, TINY, train.TrainConfig(steps=2, batch_size=32, seed=0, **RECIPE), device="cpu")
         assert seen and not any(seen)
 
 

@@ -40,7 +40,7 @@ def _model(spec: dict):
 
 def trainer_speed(spec: dict, images, batch_size: int, steps: int) -> float:
     """Images per second of :func:`vitbias.train.train` over ``steps`` steps."""
-    recipe = TrainConfig(steps=steps, batch_size=batch_size, augment=False, warmup=1)
+    recipe = TrainConfig(**{**profile.RECIPE, "steps": steps, "batch_size": batch_size, "warmup": 1})
     return train(_model(spec), images, recipe, device=profile.device()).images_per_second
 
 

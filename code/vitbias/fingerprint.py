@@ -24,7 +24,7 @@ import torch
 
 from . import plan as _plan
 from . import runs as _runs
-from .train import TrainConfig, predict, train
+from .train import TrainConfig, predict, train, warmup_steps
 
 # Steps of a fingerprint. In float32 the kernel sets part soonest in models with BatchNorm (a batch
 # statistic near a ReLU's kink): on an AMD EPYC with AVX2, at most 1.3e-7 up to 8 steps against the generic
@@ -87,7 +87,7 @@ def short(config: dict, steps: int | None = None, train_size: int = TRAIN_SIZE) 
     steps = STEPS["batchnorm" if sensitive else "plain"] if steps is None else steps
     if not (isinstance(steps, int) and steps >= 2):
         raise ValueError(f"a fingerprint needs at least two steps, got {steps!r}")
-    recipe = {**config["train"], "steps": steps, "warmup": steps // 10}
+    recipe = {**config["train"], "steps": steps, "warmup": warmup_steps(steps)}
     if "teacher" in recipe:
         recipe["teacher"] = short(recipe["teacher"], None, train_size)
     return {"data": {**config["data"], "train": min(train_size, config["data"]["train"])},

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from . import literature, permute, profile, runs
+from . import literature, permute, profile, runs, train
 
 MODELS = ("cnn", "vit")
 # The priors chapter's routes back to the prior on the testbed's grid are named once, in
@@ -130,7 +130,7 @@ def halved(config: dict) -> dict:
     steps = config["train"]["steps"] // 2
     if steps < 1:
         raise ValueError(f"a run of {config['train']['steps']} steps cannot be halved")
-    return {**config, "train": {**config["train"], "steps": steps, "warmup": steps // 10}}
+    return {**config, "train": {**config["train"], "steps": steps, "warmup": train.warmup_steps(steps)}}
 
 
 def crossover(budget) -> dict:

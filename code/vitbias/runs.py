@@ -48,7 +48,7 @@ from . import data as _data
 from . import models as _models
 from .permute import patch_permutation, permute_patches, rearrange, world_index
 from .profile import device_name
-from .train import TrainConfig, evaluate, train
+from .train import TrainConfig, evaluate, train, warmup_steps
 
 RUNS_VARIABLE = "VITBIAS_RUNS"
 PACKAGE = Path(__file__).resolve().parent
@@ -397,7 +397,7 @@ def experiment(budget, model: str, train_size: int, seed: int = 0, *, augment: b
         data["world"] = dict(world)
     if permute > 0:
         data["permute"] = {"fraction": float(permute), "seed": budget.permutation_seed, "patch": patch}
-    recipe = {**budget.train, "steps": steps, "warmup": steps // 10, "seed": int(seed)}
+    recipe = {**budget.train, "steps": steps, "warmup": warmup_steps(steps), "seed": int(seed)}
     if augment is not None:
         recipe["augment"] = bool(augment)
     if erase:
@@ -419,4 +419,4 @@ def pretraining(budget) -> dict:
         raise ValueError("this budget's prior comes from pretrained weights, not from a run")
     steps = budget.pretrain["steps"]
     return {"data": dict(budget.pretrain["data"]), "model": dict(budget.vit),
-            "train": {**budget.train, "steps": steps, "warmup": steps // 10, "seed": 0}}
+            "train": {**budget.train, "steps": steps, "warmup": warmup_steps(steps), "seed": 0}}

@@ -57,15 +57,21 @@ ERASE_ASPECT = (0.3, 1 / 0.3)  # its height / width, drawn log-uniformly
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """The recipe: steps, batch size, AdamW's rate and decay, schedule, augmentation, erasing, seed."""
+    """The recipe: steps, batch size, AdamW's rate and decay, schedule, augmentation, erasing, seed.
+
+    The trainer has no recipe of its own: rate, decay, schedule and augmentation
+    have no defaults here, and every run of the book takes them from its
+    budget's (``vitbias.profile.RECIPE``, the one default recipe). Warm-up,
+    erasing and seed default to none, none and 0.
+    """
 
     steps: int
     batch_size: int
-    lr: float = 1e-3
-    weight_decay: float = 0.05
-    schedule: str = "cosine"
+    lr: float
+    weight_decay: float
+    schedule: str
+    augment: bool
     warmup: int = 0
-    augment: bool = True
     erase: float = 0.0
     seed: int = 0
 
@@ -115,6 +121,16 @@ def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict]:
             continue
         (exempt if parameter.ndim <= 1 or name in exempt_names else decay).append(parameter)
     return [{"params": decay, "weight_decay": weight_decay}, {"params": exempt, "weight_decay": 0.0}]
+
+
+WARMUP_SHARE = 10  # a run warms up over the first tenth of its steps
+
+
+def warmup_steps(steps: int) -> int:
+    """The warm-up of a run of ``steps`` steps: its first tenth (rounded down), the one rule every run keeps."""
+    if not (isinstance(steps, (int, np.integer)) and steps >= 1):
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    return int(steps) // WARMUP_SHARE
 
 
 def learning_rate_factor(step, config: TrainConfig) -> float:

@@ -3,11 +3,12 @@
 import json
 
 from tools import booktools
-from vitbias import plan, runs
+from vitbias import chapters, runs
 
 CNN = {"data": {"name": "shapes", "train": 64, "test": 32, "seed": 0},
        "model": {"kind": "cnn", "channels": [4, 8], "depth": [1, 1]},
-       "train": {"steps": 4, "batch_size": 16, "seed": 0}}
+       "train": {"steps": 4, "batch_size": 16, "lr": 1e-3, "weight_decay": 0.05, "schedule": "cosine",
+                 "augment": True, "seed": 0}}
 
 
 def seeded(seed, **train):
@@ -35,8 +36,8 @@ def pretend_training(calls, folder):
 def test_the_runs_of_the_chapters_to_execute_train_in_one_pool_after_their_teachers_and_once(
         tmp_path, monkeypatch):
     monkeypatch.setenv(runs.RUNS_VARIABLE, str(tmp_path))
-    monkeypatch.setattr(plan, "CHAPTERS", {name: None for name in CHAPTER_RUNS})
-    monkeypatch.setattr(plan, "chapter_runs", lambda chapter, budget: CHAPTER_RUNS[chapter])
+    monkeypatch.setattr(chapters, "PLANNED", tuple(CHAPTER_RUNS))
+    monkeypatch.setattr(chapters, "chapter_runs", lambda chapter, budget: CHAPTER_RUNS[chapter])
     monkeypatch.setattr(booktools, "cached_chapters", lambda: {"cached"})
     calls = []
     monkeypatch.setattr(runs, "run_many", pretend_training(calls, tmp_path))

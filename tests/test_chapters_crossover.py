@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from torch import nn
 
-from vitbias import plan, profile, toy
+from vitbias import chapters, plan, profile, toy
 from vitbias.chapters.crossover import add_probe, add_twins, measure
 from vitbias.evidence import Evidence
 
@@ -24,13 +24,13 @@ def run(accuracy, train_accuracy=0.998, steps=100):
 
 
 def made_up_runs(changes=None):
-    """Every run of ``plan.crossover(BUDGET)`` but the pretraining, each seed a little off the levels above
-    (by a fixed draw); ``changes``: key -> the run to put there instead."""
+    """Every run of ``chapters.chapter_runs("crossover", BUDGET)`` but the pretraining, each seed a little
+    off the levels above (by a fixed draw); ``changes``: key -> the run to put there instead."""
     rng = np.random.default_rng(0)
     ladder = plan.ladder(BUDGET)
     theorem_n, control_n = plan.world_check_sizes(BUDGET)
     done = {}
-    for key in plan.crossover(BUDGET):
+    for key in chapters.chapter_runs("crossover", BUDGET):
         if key == "pretraining":
             continue
         if len(key) == 4:
@@ -187,7 +187,7 @@ def cache_of(done, folder):
 
     from vitbias import runs
 
-    wanted = plan.crossover(BUDGET)
+    wanted = chapters.chapter_runs("crossover", BUDGET)
     for key, made_up in done.items():
         entry = folder / runs.run_key(wanted[key])
         entry.mkdir(parents=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from vitbias import cost, plan, profile, vit
+from vitbias import chapters, cost, plan, profile, vit
 from vitbias.chapters import lab as chapter
 from vitbias.evidence import Evidence
 
@@ -55,7 +55,7 @@ def price():
 
 def sections(budget=BUDGET, stem=0.8, cnn_model=CNN, lost=0.5):
     """Made-up inputs of ``measure``: every run the plan names, with the page's keys."""
-    planned = plan.lab(budget)
+    planned = chapters.chapter_runs("lab", budget)
     switched = not budget.train["augment"]
     hunger = {(m, n, s): run(planned[m, n, s], (0.6 if m == "cnn" else 0.4) + 0.01 * s,
                              model=cnn_model if m == "cnn" else VIT)
@@ -150,7 +150,7 @@ def test_an_entry_that_repeats_a_book_run_must_be_the_conv_stems_first_seed():
 def test_a_page_that_reads_runs_other_than_the_plans_is_refused():
     made_up = sections()
     made_up["board"]["conv stem", SEEDS[-1]] = made_up["board"]["conv stem", SEEDS[0]]
-    with pytest.raises(ValueError, match="vitbias.plan.lab and the page must agree"):
+    with pytest.raises(ValueError, match="vitbias.chapters.lab.planned_runs and the page must agree"):
         chapter.measure(BUDGET, Images(2000), Images(2000), **made_up)
 
 

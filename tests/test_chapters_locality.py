@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vitbias import data, locality, plan, profile, runs, vit
+from vitbias import chapters, data, locality, plan, profile, runs, vit
 from vitbias.chapters import locality as chapter
 from vitbias.evidence import Evidence
 
@@ -24,7 +24,7 @@ WIGGLE = np.array([-0.01, 0.0, 0.01])  # how the made-up seeds spread, well with
 def made_up_runs(budget=BUDGET):
     """Each run of the chapter with an untrained model drawn from its seed and made-up accuracies."""
     trained = {}
-    for key, config in plan.locality(budget).items():
+    for key, config in chapters.chapter_runs("locality", budget).items():
         model = runs.seeded_model(config["model"], config["train"]["seed"]).eval()
         trained[key] = types.SimpleNamespace(config=config, model=model, accuracy=0.6 + 0.01 * key[1],
                                              train_accuracy=0.9 + 0.01 * key[1])

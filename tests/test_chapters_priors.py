@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from vitbias import cost, literature, masks, plan, profile
+from vitbias import chapters, cost, literature, masks, plan, profile
 from vitbias.chapters import priors as chapter
 from vitbias.evidence import Evidence
 from vitbias.priors import GATE_INIT
@@ -51,12 +51,12 @@ class FakeModel(torch.nn.Linear):
 
 
 def made_up_runs(budget=BUDGET):
-    """``done`` for ``budget``: every run of :func:`vitbias.plan.priors`, the plain ViT rising with the
+    """``done`` for ``budget``: every run of :func:`vitbias.chapters.priors.planned_runs`, the plain ViT rising with the
     size, the CNN far above it, the routes and hard locality level with their plain ViT."""
     rng = np.random.default_rng(0)
     sizes = budget.train_sizes
     done = {}
-    for name, size, seed, shuffled in plan.priors(budget):
+    for name, size, seed, shuffled in chapters.chapter_runs("priors", budget):
         level = 0.2 + 0.3 * sizes.index(size) / (len(sizes) - 1) if size in sizes else 0.4
         level += 0.3 * (name == "CNN")
         done[name, size, seed, shuffled] = SimpleNamespace(

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from tools import gpu_import, gpu_run
-from vitbias import plan, profile, runs
+from vitbias import chapters, plan, profile, runs
 
 
 def tiny_gpu_budget():
@@ -109,9 +109,10 @@ def test_each_run_is_gathered_once_the_crossovers_first_and_a_teacher_before_its
     planned = gpu_run.gather(tiny, ["priors", "crossover"])
     keys = [entry.key for entry in planned]
     assert len(keys) == len(set(keys))
-    wanted = {runs.run_key(c) for chapter in ("priors", "crossover") for c in plan.chapter_runs(chapter, tiny).values()}
+    wanted = {runs.run_key(c) for chapter in ("priors", "crossover")
+              for c in chapters.chapter_runs(chapter, tiny).values()}
     assert set(keys) == wanted
-    crossover = {runs.run_key(c) for c in plan.crossover(tiny).values()}
+    crossover = {runs.run_key(c) for c in chapters.chapter_runs("crossover", tiny).values()}
     assert set(keys[:len(crossover)]) == crossover
     shared = [entry for entry in planned if entry.chapters == ["crossover", "priors"]]
     assert shared, "the priors chapter shares the crossover chapter's plain runs"
@@ -188,7 +189,8 @@ def test_the_totals_count_the_runs_their_speed_and_the_crossover_chapters_traini
     assert totals["outside_training_seconds"] == pytest.approx(outside)
     assert totals["training_seconds"] + outside <= totals["wall_seconds"]
     assert totals["gpu_utilisation"] is None and totals["gpu_peak_memory_bytes"] is None
-    seconds, distinct, missing = plan.training_seconds(plan.crossover(tiny).values(), dry_run.out / "runs")
+    planned = chapters.chapter_runs("crossover", tiny).values()
+    seconds, distinct, missing = plan.training_seconds(planned, dry_run.out / "runs")
     assert totals["crossover"]["runs"] == distinct and missing == 0 and totals["crossover"]["complete"]
     assert totals["crossover"]["training_seconds"] == pytest.approx(seconds)
     assert totals["folder_bytes"] == pytest.approx(gpu_run.folder_bytes(dry_run.out), rel=0.01)
@@ -213,7 +215,8 @@ def test_a_limit_of_zero_minutes_trains_nothing_and_says_so(tiny, tmp_path):
     called = call(tmp_path / "out", "--chapters", "crossover", "--minutes", "0", "--workers", "1")
     totals = called.summary["totals"]
     assert called.code == 0
-    assert totals["trained"] == 0 and totals["skipped_for_time"] == totals["planned"] == len(plan.crossover(tiny))
+    assert totals["trained"] == 0
+    assert totals["skipped_for_time"] == totals["planned"] == len(chapters.chapter_runs("crossover", tiny))
     assert list((tmp_path / "out" / "runs").iterdir()) == []
     assert f"stopped by the time limit of 0 min: {totals['planned']} runs not started" in called.printed
 
@@ -290,7 +293,7 @@ def test_imported_runs_are_read_by_the_build_from_the_cache_under_its_own_keys(d
         assert loaded.cached and loaded.key == record["key"] and loaded.accuracy == record["accuracy"]
         assert loaded.metrics["trained_on"]["key"] == foreign[record["key"]]
         assert loaded.metrics["trained_on"]["device"]["kind"] == "cpu"
-    assert plan.training_seconds(plan.crossover(tiny).values(), cache)[2] == 0
+    assert plan.training_seconds(chapters.chapter_runs("crossover", tiny).values(), cache)[2] == 0
     again = gpu_import.import_runs(brought, cache)
     assert again["imported"] == [] and len(again["present"]) == len(foreign)
 

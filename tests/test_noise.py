@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vitbias import noise, plan, profile, runs
+from vitbias import chapters, noise, plan, profile, runs
 
 
 def test_a_standard_deviation_is_rounded_up_to_the_step_and_never_below_one_step():
@@ -42,7 +42,7 @@ def _without_seed(config):
 
 def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_else():
     budget = profile.budget("quick")
-    kinds = noise.crossover_groups(budget)
+    kinds = chapters.noise_groups("crossover", budget)
     assert set(kinds) == {"cnn", "vit", "vit, largest set", "train"}
     assert list(kinds["vit, largest set"]) == [("vit", budget.train_sizes[-1], "plain")]
     halves = kinds["vit"][("vit", "half steps")]
@@ -60,7 +60,8 @@ def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_els
 
 def _fake_cache(folder, budget, planted):
     """A run cache holding metrics for every crossover group: 0.5 everywhere, ``planted`` values in one group."""
-    every = {name: configs for kind in noise.crossover_groups(budget).values() for name, configs in kind.items()}
+    every = {name: configs for kind in chapters.noise_groups("crossover", budget).values()
+             for name, configs in kind.items()}
     for name, configs in every.items():
         for i, config in enumerate(configs):
             entry = folder / runs.run_key(config)
@@ -74,18 +75,19 @@ def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_p
     group = ("vit", budget.train_sizes[-1], "plain")
     _fake_cache(tmp_path / "own", budget, (group, [0.70, 0.80, 0.90]))
     _fake_cache(tmp_path / "other", budget, (group, [0.70, 0.80, 0.90]))
-    measured = noise.measure("crossover", budget, [tmp_path / "own", tmp_path / "other"])
+    measured = noise.measure(chapters.noise_groups("crossover", budget), [tmp_path / "own", tmp_path / "other"])
     expected = np.std([0.7, 0.8, 0.9] * 2, ddof=1)
     assert measured["vit"]["measured"] == pytest.approx(expected, abs=1e-6)
     assert measured["vit"]["sd"] == noise.rounded_up(expected)
     assert measured["vit"]["largest_in"] == " / ".join(map(str, group))
     assert measured["cnn"]["sd"] == noise.STEP and measured["train"]["sd"] == noise.STEP
-    assert measured["train"]["runs"] == 2 * sum(len(g) for g in noise.crossover_groups(budget)["train"].values())
+    trained = chapters.noise_groups("crossover", budget)["train"]
+    assert measured["train"]["runs"] == 2 * sum(len(g) for g in trained.values())
 
 
 def test_a_seed_missing_from_the_builds_own_cache_is_refused(tmp_path):
     with pytest.raises(ValueError, match="lacks a seed"):
-        noise.measure("crossover", profile.budget("quick"), [tmp_path])
+        noise.measure(chapters.noise_groups("crossover", profile.budget("quick")), [tmp_path])
 
 
 def test_the_generated_module_holds_exactly_what_was_measured():
@@ -153,8 +155,8 @@ def test_one_kind_is_measured_again_and_the_chapters_other_kinds_are_kept_as_the
     for kind in set(before["kinds"]) - {"cnn"}:
         assert record["kinds"][kind] == {"kernel_sets": before["kernel_sets"], **before["kinds"][kind]}
     assert record["kernel_sets"] == 1  # the fewest over its kinds
-    with pytest.raises(ValueError, match="has no kinds"):
-        noise.measure("crossover", budget, [tmp_path / "own"], kinds=["mlp"])
+    with pytest.raises(ValueError, match="no kinds"):
+        noise.measure(chapters.noise_groups("crossover", budget), [tmp_path / "own"], kinds=["mlp"])
 
 
 def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_build_ran_the_generic():
@@ -167,7 +169,7 @@ def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_buil
 
 def test_each_symmetry_model_is_one_kind_whose_group_holds_its_seeds():
     budget = profile.budget("quick")
-    kinds = noise.symmetry_groups(budget)
+    kinds = chapters.noise_groups("symmetry", budget)
     assert set(kinds) == set(plan.SYMMETRY_MODELS)
     for groups in kinds.values():
         [configs] = groups.values()
@@ -177,13 +179,13 @@ def test_each_symmetry_model_is_one_kind_whose_group_holds_its_seeds():
 
 def test_a_chapter_without_a_noise_measurement_is_refused():
     with pytest.raises(ValueError, match="no noise measurement"):
-        noise.measure("exercises", profile.budget("quick"), [])
+        chapters.noise_groups("exercises", profile.budget("quick"))
 
 
 def test_every_measured_chapter_has_runs_to_train_on_the_other_kernel_set_and_no_other_is_accepted(tmp_path):
     from tools import booktools
 
-    assert set(booktools.OTHER_KERNEL_RUNS) == set(noise.CHAPTER_GROUPS)
+    assert set(booktools.OTHER_KERNEL_RUNS) == set(chapters.NOISY)
     with pytest.raises(ValueError, match="no other-kernel runs"):
         booktools.train_on_other_kernels(tmp_path, ["exercises"])
 
@@ -195,7 +197,7 @@ def _one_run_per_seed_differing_by_nothing_else(configs, budget):
 
 def test_the_priors_routes_are_one_kind_and_each_model_of_the_locality_grid_another():
     budget = profile.budget("quick")
-    kinds = noise.priors_groups(budget)
+    kinds = chapters.noise_groups("priors", budget)
     n = budget.route_sizes[-1]
     assert set(kinds) == {"routes", "finer grid", "hard locality", "train"}
     assert set(kinds["routes"]) == {(name, n, 0.0) for name in plan.prior_routes(budget)}
@@ -209,7 +211,7 @@ def test_the_priors_routes_are_one_kind_and_each_model_of_the_locality_grid_anot
 
 def test_each_robustness_model_is_a_kind_over_its_conditions_and_recipes():
     budget = profile.budget("quick")
-    kinds = noise.robustness_groups(budget)
+    kinds = chapters.noise_groups("robustness", budget)
     assert set(kinds) == {"CNN", "ViT", "train"}
     assert set(kinds["ViT"]) == {("ViT", condition) for condition in (*plan.TEXTURES, "erasing")}
     assert len(kinds["train"]) == 2 * (len(plan.TEXTURES) + 1)

@@ -1,26 +1,27 @@
-"""vitbias.plan: the runs of every chapter, and the training time the run cache recorded for them."""
+"""Each chapter's planned runs (``vitbias.chapters.chapter_runs``), the pieces of ``vitbias.plan`` they share,
+and the training time the run cache recorded for them."""
 
 import json
 
 import numpy as np
 import pytest
 
-from vitbias import permute, plan, profile, runs
+from vitbias import chapters, permute, plan, profile, runs
 
 
 @pytest.mark.parametrize("name", ["quick", "gpu", "full"])
 def test_every_chapters_runs_are_valid_configurations(name):
     budget = profile.budget(name)
-    for chapter in plan.CHAPTERS:
-        for config in plan.chapter_runs(chapter, budget).values():
+    for chapter in chapters.PLANNED:
+        for config in chapters.chapter_runs(chapter, budget).values():
             runs.check_config(config)
 
 
 def test_a_run_two_chapters_share_is_one_cache_entry():
     budget = profile.budget("quick")
     n, s = budget.train_sizes[-1], budget.seeds[0]
-    crossover, priors, lab = plan.crossover(budget), plan.priors(budget), plan.lab(budget)
-    robustness = plan.robustness(budget)
+    crossover, priors, lab, robustness = (chapters.chapter_runs(name, budget)
+                                          for name in ("crossover", "priors", "lab", "robustness"))
     assert runs.run_key(crossover["vit", n, s, "plain"]) == runs.run_key(lab["vit", n, s])
     assert runs.run_key(crossover["vit", s]) == runs.run_key(lab["vit", "recipe", s])
     r = plan.robustness_size(budget)
@@ -34,7 +35,7 @@ def test_a_run_two_chapters_share_is_one_cache_entry():
         assert runs.run_key(lab[name, s]) == runs.run_key(priors[name, r, s, 0.0])
     assert runs.run_key(lab["plain ViT", s]) == runs.run_key(priors["ViT", r, s, 0.0])
     assert runs.run_key(robustness["ViT, conv stem", s]) == runs.run_key(priors["conv stem", r, s, 0.0])
-    locality = plan.locality(budget)
+    locality = chapters.chapter_runs("locality", budget)
     for key, config in locality.items():
         if key[0] != "stem":
             n_grid, s_grid, shuffled = key
@@ -49,7 +50,7 @@ def test_the_locality_grid_has_six_patches_a_side_or_more_and_a_radius_one_windo
     grid, patch = plan.locality_grid(budget)
     assert grid >= plan.MIN_LOCALITY_GRID and grid * patch == budget.vit["img_size"]
     assert masks.allowed_pairs(grid, grid, 1, 1) <= (grid * grid + 1) ** 2 / 4
-    for config in plan.locality(budget).values():
+    for config in chapters.chapter_runs("locality", budget).values():
         assert config["model"]["patch_size"] == patch
 
 
@@ -84,7 +85,8 @@ def test_a_budget_that_is_no_profile_halves_its_patch_until_its_grid_is_large_en
 def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shuffled_at_the_smaller():
     budget = profile.budget("quick")
     small, large = plan.locality_sizes(budget)
-    local = {key[1:]: c for key, c in plan.priors(budget).items() if key[0] == plan.LOCAL_ROUTE_NAME}
+    local = {key[1:]: c for key, c in chapters.chapter_runs("priors", budget).items()
+             if key[0] == plan.LOCAL_ROUTE_NAME}
     assert set(local) == {(n, s, p) for n in (small, large) for s in budget.seeds
                           for p in ((0.0, 1.0) if n == small else (0.0,))}
     grid, patch = plan.locality_grid(budget)
@@ -94,7 +96,7 @@ def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shu
 
 def test_every_route_of_the_testbed_trains_at_the_larger_route_size_and_the_plain_models_at_every_size():
     budget = profile.budget("quick")
-    priors, n = plan.priors(budget), budget.route_sizes[-1]
+    priors, n = chapters.chapter_runs("priors", budget), budget.route_sizes[-1]
     for name in plan.prior_routes(budget):
         shuffled = (0.0, 1.0) if name in plan.SHUFFLED_ROUTES else (0.0,)
         assert {key[1:] for key in priors if key[0] == name} == {(n, s, p) for s in budget.seeds for p in shuffled}
@@ -106,7 +108,7 @@ def test_every_route_of_the_testbed_trains_at_the_larger_route_size_and_the_plai
 
 def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts_the_missing(tmp_path):
     budget = profile.budget("quick")
-    priors, n = plan.priors(budget), budget.route_sizes[-1]
+    priors, n = chapters.chapter_runs("priors", budget), budget.route_sizes[-1]
     configs = [priors[name, n, 0, 0.0] for name in ("CNN", "ViT", "conv stem")]
     distilled = priors["distilled from the CNN", n, 0, 0.0]
     for i, config in enumerate(configs[:2]):
@@ -122,17 +124,17 @@ def test_the_training_time_sums_the_recorded_seconds_of_distinct_runs_and_counts
 def test_the_locality_chapters_contrasts_train_at_the_smaller_size_and_robustness_at_the_larger_route_size():
     budget = profile.budget("quick")
     small, large = plan.locality_sizes(budget)
-    locality = plan.locality(budget)
+    locality = chapters.chapter_runs("locality", budget)
     assert {key[0] for key in locality if len(key) == 3 and key[2] == 1.0} == {small}
     assert {c["data"]["train"] for key, c in locality.items() if key[0] == "stem"} == {small}
-    robustness = plan.robustness(budget)
+    robustness = chapters.chapter_runs("robustness", budget)
     assert plan.robustness_size(budget) == budget.route_sizes[-1]
     assert {c["data"]["train"] for key, c in robustness.items() if isinstance(key[1], str)} == {budget.route_sizes[-1]}
 
 
 def test_an_unknown_chapter_is_refused():
     with pytest.raises(ValueError, match="no runs are planned"):
-        plan.chapter_runs("bias-toy", profile.budget("quick"))
+        chapters.chapter_runs("bias-toy", profile.budget("quick"))
 
 
 def _tiny(config):
@@ -142,7 +144,7 @@ def _tiny(config):
 
 def test_each_world_shows_the_images_its_runs_are_tested_on():
     budget = profile.budget("quick")
-    wanted = plan.crossover(budget)
+    wanted = chapters.chapter_runs("crossover", budget)
     n, s = budget.train_sizes[-2], budget.seeds[0]
     for name in plan.worlds(budget):
         config = wanted["cnn", n, s, name]
@@ -170,7 +172,7 @@ def test_every_world_of_the_ladder_is_absorbed_by_a_vit_and_the_controls_are_not
 
 def test_the_vit_is_trained_in_the_most_scrambled_world_at_the_first_chosen_size_and_the_controls_at_the_second():
     budget = profile.budget("quick")
-    wanted = plan.crossover(budget)
+    wanted = chapters.chapter_runs("crossover", budget)
     worlds = {key[3] for key in wanted if isinstance(key, tuple) and len(key) == 4}
     assert worlds == set(plan.worlds(budget))
     vit_worlds = {(key[1], key[3]) for key in wanted if isinstance(key, tuple) and len(key) == 4
@@ -182,7 +184,7 @@ def test_the_vit_is_trained_in_the_most_scrambled_world_at_the_first_chosen_size
 
 def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_each_seeds_vit_also_under_half():
     budget = profile.budget("quick")
-    wanted = plan.crossover(budget)
+    wanted = chapters.chapter_runs("crossover", budget)
     for key, config in wanted.items():
         if key == "pretraining" or key[1] == "half steps":
             continue
@@ -213,7 +215,7 @@ def test_an_unknown_world_is_refused():
 @pytest.mark.parametrize("chapter", ["priors", "robustness", "lab", "symmetry", "crossover", "locality"])
 def test_every_model_trains_under_the_rule_by_which_it_fits_its_training_set(chapter):
     budget = profile.budget("quick")
-    for key, config in plan.chapter_runs(chapter, budget).items():
+    for key, config in chapters.chapter_runs(chapter, budget).items():
         if not isinstance(key, tuple) or key[1:2] == ("half steps",):
             continue  # the pretraining and the deliberately halved run
         model = "cnn" if config["model"]["kind"] == "cnn" else "vit"

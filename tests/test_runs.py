@@ -9,7 +9,8 @@ from vitbias import profile, runs, train
 
 CONFIG = {"data": {"name": "shapes", "train": 64, "test": 32, "seed": 0},
           "model": {"kind": "cnn", "channels": [4, 8], "depth": [1, 1]},
-          "train": {"steps": 4, "batch_size": 16, "seed": 0}}
+          "train": {"steps": 4, "batch_size": 16, "lr": 1e-3, "weight_decay": 0.05, "schedule": "cosine",
+                    "augment": True, "seed": 0}}
 
 
 def test_a_second_run_is_loaded_from_the_cache_with_the_same_model(tmp_path):
@@ -194,7 +195,9 @@ def test_runs_trained_side_by_side_are_stored_once_and_returned_in_order(tmp_pat
 @pytest.mark.parametrize("config, match", [
     ({"data": {}, "model": {}}, "exactly the keys"),
     ({**CONFIG, "model": {"kind": "rnn"}}, "model kind"),
-    ({**CONFIG, "train": {"steps": 0, "batch_size": 1}}, "steps"),
+    ({**CONFIG, "train": {**CONFIG["train"], "steps": 0}}, "steps"),
+    ({**CONFIG, "train": {"steps": 4, "batch_size": 16}}, "exactly the fields"),
+    ({**CONFIG, "train": {**CONFIG["train"], "momentum": 0.9}}, "exactly the fields"),
     ({**CONFIG, "data": {**CONFIG["data"], "seed": object()}}, "JSON"),
 ])
 def test_bad_run_configurations_are_rejected(config, match):

@@ -29,8 +29,8 @@ import torch
 import torch.nn.functional as F
 
 from tools.booktools import BUILD
+from vitbias import chapters, locality, plan, profile, runs
 from vitbias import data as _data
-from vitbias import locality, plan, profile, runs
 from vitbias.train import TrainConfig, train
 
 
@@ -187,9 +187,9 @@ def main(argv=None) -> None:
             print(f"{name}: {cores} single-threaded runs side by side {together:,.0f} images/s in all "
                   f"({together / ours:.2f} x one run on {torch.get_num_threads()} threads)")
     print("chapter: last execution (wall) | training of its runs (single-thread seconds, summed over runs)")
-    for chapter in plan.CHAPTERS:
+    for chapter in chapters.PLANNED:
         seconds = chapter_seconds(chapter)
-        trained, count, missing = plan.training_seconds(plan.chapter_runs(chapter, budget).values())
+        trained, count, missing = plan.training_seconds(chapters.chapter_runs(chapter, budget).values())
         print(f"{chapter:>11}: " + ("not built yet" if seconds is None else f"{seconds:,.0f} s")
               + f" | {trained:,.0f} s over {count - missing} runs" + (f" ({missing} not trained)" if missing else ""))
     locality_speed()

@@ -217,13 +217,14 @@ def train_runs(chapters=None) -> tuple[int, float]:
     first, so that no two workers train the same teacher. Returns ``(runs
     trained, wall seconds)``.
     """
-    from vitbias import plan, profile, runs
+    from vitbias import chapters as planned
+    from vitbias import profile, runs
 
     budget = profile.budget()
     if chapters is None:
         cached = cached_chapters()
-        chapters = [c for c in plan.CHAPTERS if c not in cached]
-    configs = [c for chapter in chapters for c in plan.chapter_runs(chapter, budget).values()]
+        chapters = [c for c in planned.PLANNED if c not in cached]
+    configs = [c for chapter in chapters for c in planned.chapter_runs(chapter, budget).values()]
     teachers = [c["train"]["teacher"] for c in configs if c["train"].get("teacher") is not None]
     folder = runs.runs_folder()
     missing = {runs.run_key(c) for c in teachers + configs
@@ -688,17 +689,17 @@ def check_chapter(stem: str) -> list[str]:
 # chapter's learning curves of both models on the plain images (its other groups count their seeds
 # only), and every run of the symmetry chapter.
 OTHER_KERNEL_RUNS = {
-    "crossover": ("from vitbias import plan, profile, runs\n"
-                  "wanted = plan.crossover(profile.budget())\n"
+    "crossover": ("from vitbias import chapters, profile, runs\n"
+                  "wanted = chapters.chapter_runs('crossover', profile.budget())\n"
                   "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and len(k) == 4 "
                   "and k[3] == 'plain'])\n"),
-    "symmetry": ("from vitbias import plan, profile, runs\n"
-                 "runs.run_many(list(plan.symmetry(profile.budget()).values()))\n"),
-    "priors": ("from vitbias import noise, profile, runs\n"
-               "kinds = noise.priors_groups(profile.budget())\n"
+    "symmetry": ("from vitbias import chapters, profile, runs\n"
+                 "runs.run_many(list(chapters.chapter_runs('symmetry', profile.budget()).values()))\n"),
+    "priors": ("from vitbias import chapters, profile, runs\n"
+               "kinds = chapters.noise_groups('priors', profile.budget())\n"
                "runs.run_many([c for kind in ('routes', 'finer grid') for g in kinds[kind].values() for c in g])\n"),
-    "robustness": ("from vitbias import noise, profile, runs\n"
-                   "kinds = noise.robustness_groups(profile.budget())\n"
+    "robustness": ("from vitbias import chapters, profile, runs\n"
+                   "kinds = chapters.noise_groups('robustness', profile.budget())\n"
                    "runs.run_many([c for g in kinds['train'].values() for c in g])\n"),
 }
 
@@ -714,9 +715,9 @@ def other_kernels_env(env=None) -> dict:
     return env
 
 
-# With --kind: the runs of those kinds of the chapter's groups (vitbias.noise.CHAPTER_GROUPS).
-KIND_RUNS = ("from vitbias import noise, profile, runs\n"
-             "kinds = noise.CHAPTER_GROUPS[{chapter!r}](profile.budget())\n"
+# With --kind: the runs of those kinds of the chapter's groups (vitbias.chapters.noise_groups).
+KIND_RUNS = ("from vitbias import chapters, profile, runs\n"
+             "kinds = chapters.noise_groups({chapter!r}, profile.budget())\n"
              "runs.run_many([c for kind in {kinds!r} for g in kinds[kind].values() for c in g])\n")
 
 
@@ -739,13 +740,14 @@ def train_on_other_kernels(folder: Path, chapters=None, kinds=None) -> None:
 
 def write_noise(profile_name: str, other_kernels=(), module: Path | None = None, chapters=None,
                 kinds=None) -> dict:
-    """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.noise.CHAPTER_GROUPS``;
+    """Measure ``chapters``' one-run sds (default: every chapter of ``vitbias.chapters.NOISY``;
     with ``kinds``, only those kinds, keeping the chapters' other kinds as measured before; the kinds
     of glued numbers, :func:`write_glued_noise`'s, are always kept) from the run cache (and
     ``other_kernels``, caches of the same runs on the other kernel set) and write them, beside the
     other chapters' and profiles' measurements, into the generated module ``vitbias.noise_measured``;
     returns chapter -> this profile's record. A record's ``kernel_sets``
     is the fewest over its kinds."""
+    from vitbias import chapters as measured_chapters
     from vitbias import noise, profile, runs
 
     module = module or noise.MEASURED_MODULE
@@ -753,7 +755,7 @@ def write_noise(profile_name: str, other_kernels=(), module: Path | None = None,
     for folder in folders[1:]:
         if not folder.is_dir():
             raise ValueError(f"no run cache at {folder}")
-    chapters = tuple(noise.CHAPTER_GROUPS) if chapters is None else tuple(chapters)
+    chapters = measured_chapters.NOISY if chapters is None else tuple(chapters)
     budget = profile.budget(profile_name)
     table = dict(noise.measured_table())
     records = {}
@@ -761,7 +763,7 @@ def write_noise(profile_name: str, other_kernels=(), module: Path | None = None,
         before = table.get(profile_name, {}).get(chapter, {"kinds": {}, "kernel_sets": len(folders)})
         kept = {kind: {"kernel_sets": before["kernel_sets"], **entry} for kind, entry in before["kinds"].items()
                 if (kinds is not None and kind not in kinds) or entry.get("from") == noise.GLUED}
-        measured = {**kept, **noise.measure(chapter, budget, folders, kinds)}
+        measured = {**kept, **noise.measure(measured_chapters.noise_groups(chapter, budget), folders, kinds)}
         records[chapter] = {"kinds": dict(sorted(measured.items())),
                             "kernel_sets": min(entry["kernel_sets"] for entry in measured.values())}
     table[profile_name] = {**table.get(profile_name, {}), **records}
@@ -796,7 +798,7 @@ def write_glued_noise(profile_name: str, chapter: str, other_kernels=(), module:
     run cache, which are kept; returns the chapter's record."""
     import tempfile
 
-    from vitbias import noise, profile, runs
+    from vitbias import chapters, noise, profile, runs
 
     module = module or noise.MEASURED_MODULE
     if not (BOOK / f"{chapter}.md").is_file():
@@ -805,8 +807,8 @@ def write_glued_noise(profile_name: str, chapter: str, other_kernels=(), module:
     for folder in folders[1:]:
         if not folder.is_dir():
             raise ValueError(f"no run cache at {folder}")
-    groups = noise.CHAPTER_GROUPS.get(chapter)
-    from_cache = set(groups(profile.budget(profile_name))) if groups else set()
+    from_cache = set(chapters.noise_groups(chapter, profile.budget(profile_name))) if chapter in chapters.NOISY \
+        else set()
     with tempfile.TemporaryDirectory() as scratch:
         recorded = [record_chapter(chapter, folder, i > 0, Path(scratch) / f"record-{i}.jsonl")
                     for i, folder in enumerate(folders)]

@@ -6,7 +6,7 @@
 Needs ``code/`` (for ``vitbias``) and the checkout's root (for ``tools``) on
 ``sys.path``, and PyTorch, timm and NumPy: no Jupyter. The profile is ``gpu``
 unless ``VITBIAS_PROFILE`` names another. The runs are those of
-:func:`vitbias.plan.chapter_runs`, the crossover chapter's first, then the
+:func:`vitbias.chapters.chapter_runs`, the crossover chapter's first, then the
 other chapters' (a run two chapters share is trained once); within a chapter
 the cheapest first, and a distilled run after its teacher. They are trained
 by :func:`vitbias.runs.run` into the run cache ``DIR/runs`` (so the trainer's
@@ -63,7 +63,8 @@ if str(ROOT / "code") not in sys.path:
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from vitbias import plan, profile, runs  # noqa: E402
+from vitbias import chapters as book_chapters  # noqa: E402
+from vitbias import profile, runs  # noqa: E402
 
 DEFAULT_PROFILE = "gpu"
 FIRST_CHAPTER = "crossover"
@@ -93,9 +94,9 @@ class Planned:
 def chapter_order(names) -> tuple[str, ...]:
     """``names`` without repeats, the crossover chapter first; ``ValueError`` for a chapter with no runs."""
     names = [name.strip() for name in names if name.strip()]
-    unknown = [name for name in names if name not in plan.CHAPTERS]
+    unknown = [name for name in names if name not in book_chapters.PLANNED]
     if unknown or not names:
-        raise ValueError(f"chapters must be among {tuple(plan.CHAPTERS)}, got {names}")
+        raise ValueError(f"chapters must be among {book_chapters.PLANNED}, got {names}")
     ordered = list(dict.fromkeys(names))
     if FIRST_CHAPTER in ordered:
         ordered.remove(FIRST_CHAPTER)
@@ -126,7 +127,7 @@ def gather(budget, chapters) -> list[Planned]:
         return key
 
     for chapter in chapter_order(chapters):
-        wanted = plan.chapter_runs(chapter, budget)
+        wanted = book_chapters.chapter_runs(chapter, budget)
         for label, config in sorted(wanted.items(), key=lambda item: work(item[1])):
             place(config, chapter, str(label))
     return list(found.values())
@@ -463,8 +464,8 @@ def main(argv=None, *, clock=time.monotonic) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="the folder for runs/ and summary.json")
     parser.add_argument("--minutes", type=float, default=math.inf, help="wall-time limit (default: none)")
-    parser.add_argument("--chapters", default=",".join(plan.CHAPTERS),
-                        help=f"comma-separated, among {','.join(plan.CHAPTERS)} (default: all)")
+    parser.add_argument("--chapters", default=",".join(book_chapters.PLANNED),
+                        help=f"comma-separated, among {','.join(book_chapters.PLANNED)} (default: all)")
     parser.add_argument("--workers", type=int, default=None,
                         help="runs trained side by side (default: 1 on CUDA, one per core on a CPU)")
     parser.add_argument("--no-weights", action="store_true", help="remove model.pt files at the end")

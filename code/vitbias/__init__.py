@@ -68,7 +68,8 @@ on the book.
 
 5. Chapters' experiments
 
-- ``plan``: which runs each chapter trains;
+- ``plan``: what several chapters' runs share: the ladder's worlds, the routes
+  back to the prior, the locality grid, and the training time a cache recorded;
 - ``lab``: the lab's challenge, a ViT for small data, trained and scored;
 - ``fingerprint``: short trainings of every kind of run, which any change of
   code moves;
@@ -79,8 +80,10 @@ on the book.
 - ``evidence``: what a chapter found, the numbers its prose glues, each with
   the tolerance its kind calls for (exact, rounding, a band over seeds, an
   unchecked verdict), and the claims its page asserts;
-- ``chapters``: one module per chapter that measures, holding its analysis:
-  ``measure`` turns the chapter's runs or computations into its evidence.
+- ``chapters``: one module per chapter that measures, holding its analysis
+  (``measure`` turns the chapter's runs or computations into its evidence)
+  and, for a chapter that trains, its runs (``planned_runs``) and their
+  groups by kind of number (``noise_groups``).
 
 6. Book helpers and figures
 

@@ -11,7 +11,7 @@ against the build's own). A kind of number (the CNN's test accuracy, the
 TinyViT's, a training accuracy) takes the largest standard deviation over its
 groups, rounded up to :data:`STEP`.
 
-``python -m tools.booktools noise`` measures the chapters' kinds (:data:`CHAPTER_GROUPS`) from the run
+``python -m tools.booktools noise`` measures the chapters' kinds (their ``noise_groups``) from the run
 cache (and, with ``--other-kernels``, a second one) and writes them to the
 generated module ``noise_measured`` (:func:`module_source`); a chapter reads
 them with :func:`one_run_sd`.
@@ -128,102 +128,17 @@ def group_values(groups: dict, folders, metric: str) -> dict:
     return found
 
 
-def crossover_groups(budget) -> dict[str, dict]:
-    """The crossover chapter's runs as groups that differ only by seed, by kind of number:
-    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe),
-    ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
-    read there alone moves by) and ``"train"`` (training accuracy of either). The ViT's runs on the
-    largest set with half their steps are one more group of ``"vit"`` and ``"train"``. The
-    pretraining run is a single run and stays out."""
-    from .plan import crossover
-
-    groups: dict[tuple, list] = {}
-    for key, config in crossover(budget).items():
-        if not isinstance(key, tuple):
-            continue
-        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe");
-        # ("vit", "half steps", seed) -> ("vit", "half steps")
-        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe") if len(key) == 2 else key[:2]
-        groups.setdefault(name, []).append(config)
-    kinds = {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
-             for kind in ("cnn", "vit", "train")}
-    largest = ("vit", budget.train_sizes[-1], "plain")
-    kinds["vit, largest set"] = {largest: groups[largest]}
-    return kinds
-
-
-def symmetry_groups(budget) -> dict[str, dict]:
-    """The symmetry chapter's runs by kind of number: each trained model (its name in
-    :data:`vitbias.plan.SYMMETRY_MODELS`), one group of its seeds; the number is its test accuracy on
-    images like its training set's (objects in the same half). The chapter's other accuracies of the
-    same models (the other side, shifted images) take the same sd, and ``glue_trained`` refuses a
-    build whose seeds spread wider there than the measurement allows."""
-    from .plan import symmetry
-
-    kinds: dict[str, dict] = {}
-    for (name, _seed), config in symmetry(budget).items():
-        kinds.setdefault(name, {}).setdefault((name,), []).append(config)
-    return kinds
-
-
-def priors_groups(budget) -> dict[str, dict]:
-    """The priors chapter's own runs by kind of number: ``"routes"``, the test accuracy of every route
-    of :func:`vitbias.plan.prior_routes` (one kind, so that its sd is the largest over many groups, not
-    one group's three seeds); ``"finer grid"``, the plain ViT's on the locality grid, and ``"hard
-    locality"``, the hard-locality route's there; ``"train"``, the training accuracy of every model of
-    the testbed's grid at the routes' size. The plain CNN and ViT are the crossover chapter's runs,
-    measured there; their curves at the other sizes are that chapter's numbers."""
-    from .plan import LOCAL_ROUTE_NAME, prior_routes, priors
-
-    routes, size = set(prior_routes(budget)), budget.route_sizes[-1]
-    kinds: dict[str, dict] = {}
-    for (name, n, _seed, shuffled), config in priors(budget).items():
-        group = (name, n, shuffled)
-        if name in ("CNN", "ViT") and n != size:
-            continue
-        if name in ("ViT, finer grid", LOCAL_ROUTE_NAME):
-            kind = "finer grid" if name == "ViT, finer grid" else "hard locality"
-            kinds.setdefault(kind, {}).setdefault(group, []).append(config)
-            continue
-        if name in routes:
-            kinds.setdefault("routes", {}).setdefault(group, []).append(config)
-        kinds.setdefault("train", {}).setdefault(group, []).append(config)
-    return kinds
-
-
-def robustness_groups(budget) -> dict[str, dict]:
-    """The robustness chapter's runs (at :func:`vitbias.plan.robustness_size`) by kind of number:
-    ``"CNN"`` and ``"ViT"``, the test accuracy on images of their own training condition over the
-    texture conditions and random erasing, and ``"train"``, the training accuracy of all of them.
-    The matched comparison's runs are other chapters'."""
-    from .plan import TEXTURES, robustness
-
-    kinds: dict[str, dict] = {}
-    for key, config in robustness(budget).items():
-        if len(key) != 3 or key[1] not in (*TEXTURES, "erasing"):
-            continue
-        model, condition, _seed = key
-        kinds.setdefault(model, {}).setdefault((model, condition), []).append(config)
-        kinds.setdefault("train", {}).setdefault((model, condition), []).append(config)
-    return kinds
-
-
-# The chapters whose one-run sds are measured, and how their runs group into kinds.
-CHAPTER_GROUPS = {"crossover": crossover_groups, "symmetry": symmetry_groups, "priors": priors_groups,
-                  "robustness": robustness_groups}
 METRIC = {"train": "train_accuracy"}  # any other kind is a test accuracy
 
 
-def measure(chapter: str, budget, folders, kinds=None) -> dict[str, dict]:
-    """Per kind of ``chapter``'s groups (:data:`CHAPTER_GROUPS`; only ``kinds`` when given): the rounded
-    sd, the raw one, the group it comes from, how many runs it pooled and from how many kernel sets
-    (``folders``: the build's run cache first, then any other kernel set's)."""
-    if chapter not in CHAPTER_GROUPS:
-        raise ValueError(f"no noise measurement for {chapter!r}: expected one of {tuple(CHAPTER_GROUPS)}")
-    everything = CHAPTER_GROUPS[chapter](budget)
+def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]:
+    """Per kind of a chapter's groups (``everything``: kind -> group name -> the configurations of its
+    seeds, a chapter's ``noise_groups(budget)``, :func:`vitbias.chapters.noise_groups`; only ``kinds``
+    when given): the rounded sd, the raw one, the group it comes from, how many runs it pooled and from
+    how many kernel sets (``folders``: the build's run cache first, then any other kernel set's)."""
     unknown = sorted(set(kinds or ()) - set(everything))
     if unknown:
-        raise ValueError(f"{chapter!r} has no kinds {unknown}: expected among {tuple(everything)}")
+        raise ValueError(f"no kinds {unknown} among the chapter's groups: expected among {tuple(everything)}")
     measured = {}
     for kind, groups in everything.items():
         if kinds is not None and kind not in kinds:

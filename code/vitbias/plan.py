@@ -1,19 +1,17 @@
-"""Which runs each chapter trains: the run configurations, by chapter, in one place.
+"""What several chapters' runs share: the worlds of the crossover ladder, the routes back to the
+prior, the locality grid, the halved run, and the training time a run cache recorded.
 
-A chapter asks for its runs here (``plan.crossover(budget)``) and trains or
-reads them with :func:`vitbias.runs.run_many`; the page "How this build was
-made" sums their training time from the run cache (:func:`training_seconds`),
-and a device run can train a chapter's runs without the chapter. Each function
-returns a dict from the key the chapter indexes its runs by to the run's
-configuration (:func:`vitbias.runs.experiment`). Runs shared between chapters
-(the priors chapter's plain ViT is the crossover chapter's) have the same
-configuration, hence the same cache entry, and are trained once.
+Each chapter plans its own runs in its module (``vitbias.chapters.<name>.planned_runs(budget)``,
+:func:`vitbias.chapters.chapter_runs`) from these pieces, and trains or reads them with
+:func:`vitbias.runs.run_many`; the page "How this build was made" sums their training time from
+the run cache (:func:`training_seconds`), and a device run can train a chapter's runs without
+executing the chapter. Runs shared between chapters (the priors chapter's plain ViT is the
+crossover chapter's) have the same configuration, hence the same cache entry, and are trained once.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from . import literature, permute, profile, runs, train
 
@@ -133,43 +131,6 @@ def halved(config: dict) -> dict:
     return {**config, "train": {**config["train"], "steps": steps, "warmup": train.warmup_steps(steps)}}
 
 
-def crossover(budget) -> dict:
-    """The runs of the crossover chapter, by key, each model under the step rule under which it fits
-    its training set (``runs.experiment(..., fit=True)``):
-
-    - ``(model, n, seed, "plain")``: both models' learning curves on the plain images;
-    - ``("cnn", n, seed, world)``: the CNN's curve in every other world of the ladder (:func:`ladder`);
-      the ViT's is the plain one by the theorem, so it is trained in the most scrambled world only,
-      at the first size of :func:`world_check_sizes`;
-    - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
-    - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
-    - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, every seed
-      (paired with its full run: the gain of the doubling is measured seed by seed);
-    - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
-    """
-    sizes, seeds = budget.train_sizes, budget.seeds
-    made, rungs = worlds(budget), ladder(budget)
-
-    def fitted(model, n, seed, **options):
-        return runs.experiment(budget, model, n, seed, fit=True, **options)
-
-    wanted = {(m, n, s, "plain"): fitted(m, n, s) for m in MODELS for n in sizes for s in seeds}
-    wanted |= {("cnn", n, s, w): fitted("cnn", n, s, **made[w]) for w in rungs[1:] for n in sizes for s in seeds}
-    checked = world_check_sizes(budget)
-    wanted |= {("vit", checked[0], s, rungs[-1]): fitted("vit", checked[0], s, **made[rungs[-1]]) for s in seeds}
-    wanted |= {(m, checked[-1], s, w): fitted(m, checked[-1], s, **made[w])
-               for m in MODELS for w in CONTROL_WORLDS for s in seeds}
-    switched = not budget.train["augment"]
-    wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in MODELS for s in seeds}
-    for s in seeds:
-        largest = wanted["vit", sizes[-1], s, "plain"]
-        if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
-            wanted["vit", "half steps", s] = halved(largest)
-    if "data" in budget.pretrain:
-        wanted["pretraining"] = runs.pretraining(budget)
-    return wanted
-
-
 # The locality grid: the token grid of the locality chapter's ViTs (and of the priors chapter's
 # hard-locality route), at least MIN_LOCALITY_GRID patches a side, so that a head can look near or
 # far and a radius-1 window leaves at most a quarter of the attention pairs open. Per profile, the
@@ -226,53 +187,6 @@ def on_locality_grid(budget, train_size: int, seed: int, **options) -> dict:
     return config
 
 
-def locality(budget) -> dict:
-    """The ViTs on the locality grid: ``(n, seed, shuffled fraction)`` at both :func:`locality_sizes`,
-    shuffled at the smaller only, and ``("stem", seed)`` (a convolutional stem) at the smaller.
-
-    The shuffled and stem runs are contrasts with the plain ViT, and the smaller size is where they
-    can show something: there hard locality stands above the plain ViT (at the larger the two are
-    level, so a shuffle has no gap to close); each run there also costs three eighths of one at the
-    larger, which keeps a cold build of the quick profile within its time."""
-    small, large = locality_sizes(budget)
-    wanted = {(n, s, 0.0): on_locality_grid(budget, n, s) for n in (small, large) for s in budget.seeds}
-    wanted |= {(small, s, 1.0): on_locality_grid(budget, small, s, permute=1.0) for s in budget.seeds}
-    wanted |= {("stem", s): on_locality_grid(budget, small, s, route={"stem": True}) for s in budget.seeds}
-    return wanted
-
-
-def priors(budget) -> dict:
-    """``(name, n, seed, shuffled fraction)``: every route of :func:`prior_routes` at the larger of
-    ``budget.route_sizes``, where the plain ViT is far off its floor and still far below what more
-    data gives it (the data-scarce regime a prior is for), every model under the rule by which it fits
-    its training set; the CNN and the plain ViT at every size of the testbed (the crossover chapter's
-    runs), the curves a route's accuracy is read against; on shuffled images, at the routes' size, the
-    CNN and :data:`SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by the crossover chapter's
-    theorem, distributed as on ordered ones); on the locality grid, at :func:`locality_sizes` and
-    shuffled at the smaller, the plain ViT (``"ViT, finer grid"``, the locality chapter's runs) and hard
-    locality (:data:`LOCAL_ROUTE_NAME`)."""
-    n, seeds = budget.route_sizes[-1], budget.seeds
-    wanted = {}
-    for size in budget.train_sizes:
-        for s in seeds:
-            wanted["CNN", size, s, 0.0] = runs.experiment(budget, "cnn", size, s, fit=True)
-            wanted["ViT", size, s, 0.0] = runs.experiment(budget, "vit", size, s, fit=True)
-    for s in seeds:
-        wanted["CNN", n, s, 1.0] = runs.experiment(budget, "cnn", n, s, permute=1.0, fit=True)
-        for name, (route, augment) in prior_routes(budget).items():
-            for p in ((0.0, 1.0) if name in SHUFFLED_ROUTES else (0.0,)):
-                wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route, augment=augment,
-                                                        permute=p, fit=True)
-    small, large = locality_sizes(budget)
-    for size in (small, large):
-        for s in seeds:
-            for p in ((0.0, 1.0) if size == small else (0.0,)):
-                wanted["ViT, finer grid", size, s, p] = on_locality_grid(budget, size, s, permute=p)
-                wanted[LOCAL_ROUTE_NAME, size, s, p] = on_locality_grid(budget, size, s, route=LOCAL_ROUTE,
-                                                                        permute=p)
-    return wanted
-
-
 def robustness_size(budget) -> int:
     """The training-set size of the robustness chapter's runs: the larger of ``budget.route_sizes``,
     where every model fits its training set and the priors chapter's routes (the conv stem the
@@ -281,53 +195,9 @@ def robustness_size(budget) -> int:
     return budget.route_sizes[-1]
 
 
-def robustness(budget) -> dict:
-    """``(model, condition, seed)`` at the larger route size: each texture condition, and ``"erasing"``;
-    ``("CNN", n, seed)`` at every size and ``("ViT, conv stem", seed)`` (the priors chapter's, at the
-    largest route size), for the matched comparison; every model under the rule by which it fits its
-    training set.
-
-    Textures exist on generated data only; on other data the one condition
-    is ``"plain fill"``, the data as they are.
-    """
-    n, seeds = robustness_size(budget), budget.seeds
-    textures = TEXTURES if budget.dataset["name"] == "shapes" else {"plain fill": None}
-    wanted = {}
-    for s in seeds:
-        for model in ("CNN", "ViT"):
-            for condition, texture in textures.items():
-                wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture,
-                                                              fit=True)
-            wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=ERASE, fit=True)
-        # For the comparison at matched clean accuracy: the CNN at every size (the crossover
-        # chapter's runs) and the ViT with a convolutional stem (the priors chapter's).
-        for size in budget.train_sizes:
-            wanted["CNN", size, s] = runs.experiment(budget, "cnn", size, s, fit=True)
-        wanted["ViT, conv stem", s] = runs.experiment(budget, "vit", budget.route_sizes[-1], s,
-                                                      route={"stem": True}, fit=True)
-    return wanted
-
-
 # The symmetry chapter's trained models: name -> (model, RouteViT keywords or None).
 SYMMETRY_MODELS = {"CNN": ("cnn", None), "ViT": ("vit", None),
                    "ViT, relative bias": ("vit", {"relative_bias": True})}
-
-
-def symmetry(budget) -> dict:
-    """``(name, seed)`` for every model of :data:`SYMMETRY_MODELS`, trained at the smaller route size
-    (where the plain ViT is off its floor, at three eighths of the larger's cost per run) on images
-    whose objects stand in the left band (``region="left"``, :data:`vitbias.data.REGIONS`), test
-    images likewise, each under the step rule under which its model fits its training set
-    (``fit=True``).
-
-    Only generated images can place their objects, so a budget on photographs
-    (``full``) trains these on the generated world, with its own models and recipe.
-    """
-    if budget.dataset["name"] != "shapes":
-        budget = replace(budget, dataset=dict(profile.SHAPES))
-    n = budget.route_sizes[0]
-    return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left", fit=True)
-            for name, (model, route) in SYMMETRY_MODELS.items() for s in budget.seeds}
 
 
 # The lab's challenge trains on at most this many images (the source's 5,000 CIFAR-10 images).
@@ -345,39 +215,6 @@ def challenge_size(budget) -> int:
     if n > MAX_IMAGES:
         raise ValueError(f"the challenge trains on at most {MAX_IMAGES:,} images; the budget's route size is {n:,}")
     return n
-
-
-def lab(budget) -> dict:
-    """The lab's runs: the curves ``(model, n, seed)`` and the recipe switched ``(model, "recipe", seed)``
-    (the crossover chapter's), the board at the challenge's size ``(name, seed)``: the routes, the
-    plain ViT and the CNN (the priors chapter's), and ``("finer grid", seed)``, the locality chapter's
-    ViT on its finer grid; every model fitting its training set, an entry too; all of them other
-    chapters' runs."""
-    sizes, seeds = budget.train_sizes, budget.seeds
-    wanted = {(m, n, s): runs.experiment(budget, m, n, s, fit=True) for m in MODELS for n in sizes for s in seeds}
-    switched = not budget.train["augment"]
-    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched, fit=True)
-               for m in MODELS for s in seeds}
-    n = challenge_size(budget)
-    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment, fit=True)
-               for name, (route, augment) in prior_routes(budget).items() for s in seeds}
-    # the board's plain models (lab.enter trains an entry as the plain ViT's run)
-    wanted |= {(name, s): runs.experiment(budget, m, n, s, fit=True)
-               for name, m in (("plain ViT", "vit"), ("CNN", "cnn")) for s in seeds}
-    # section 8: the locality chapter's ViT on its finer grid, the larger set, the first seed
-    wanted["finer grid", seeds[0]] = on_locality_grid(budget, locality_sizes(budget)[-1], seeds[0])
-    return wanted
-
-
-CHAPTERS = {"crossover": crossover, "locality": locality, "priors": priors, "robustness": robustness,
-            "symmetry": symmetry, "lab": lab}
-
-
-def chapter_runs(chapter: str, budget) -> dict:
-    """The runs of ``chapter`` (one of :data:`CHAPTERS`)."""
-    if chapter not in CHAPTERS:
-        raise ValueError(f"no runs are planned for {chapter!r}: expected one of {tuple(CHAPTERS)}")
-    return CHAPTERS[chapter](budget)
 
 
 def _with_teachers(configs) -> list[dict]:

@@ -65,10 +65,12 @@ class Budget:
     - ``epochs``, ``min_steps``, ``max_steps``: the step budget grows with the
       set, ``epochs`` passes over it, but never fewer than ``min_steps`` (so a
       small set is fitted) nor more than ``max_steps`` (the cap);
-    - ``route_sizes``: the sizes at which the priors chapter trains every route
-      back to the prior (each model fitting its training set): where the
-      TinyViT has left the floor of chance but data is still scarce; the
-      largest of them is also the lab's challenge size;
+    - ``route_sizes``: where the fitted TinyViT has left the floor of chance
+      but data is still scarce. The priors chapter trains every route of the
+      testbed's grid at the largest of them, which is also the robustness
+      chapter's size and the lab's challenge size; the locality grid's ViTs
+      (and its hard-locality route) train at the smallest and the largest, and
+      the symmetry chapter's models at the smallest;
     - ``recipe_size``: the size at which augmentation is switched on and off;
       ``probe_labels``: the labelled images a linear probe is fitted on;
       ``permutation_seed``: which patch shuffle;

@@ -105,7 +105,10 @@ def check_config(config: dict) -> dict:
         raise ValueError(f"a run config is a dict with exactly the keys {SECTIONS}, got {got}")
     recipe = dict(config["train"])
     teacher = recipe.pop("teacher", None)
-    TrainConfig(**recipe)  # validates the recipe
+    try:
+        TrainConfig(**recipe)  # validates the recipe
+    except TypeError as error:  # a missing or unknown field of the recipe
+        raise ValueError(f"a run's recipe needs exactly the fields of vitbias.train.TrainConfig: {error}") from None
     if teacher is not None:
         check_config(teacher)
     if config["model"].get("kind") not in _models.MODEL_KINDS:

@@ -101,7 +101,7 @@ def measured_ladder(budget=None, folder: Path | str | None = None) -> tuple[dict
     budget = profile.budget("quick") if budget is None else budget
     folder = runs.runs_folder() if folder is None else Path(folder)
     largest, done = budget.train_sizes[-1], {}
-    wanted = {key: config for key, config in plan.crossover(budget).items()
+    wanted = {key: config for key, config in planned_runs(budget).items()
               if isinstance(key, tuple) and len(key) == 4 and key[1] == largest
               and (key[0] == "cnn" or key[3] == "plain")}
     for key, config in wanted.items():
@@ -125,10 +125,10 @@ def _for_good(flags) -> int | None:
 
 
 def _check_runs(budget, done: dict) -> None:
-    wanted = set(plan.crossover(budget)) - {"pretraining"} | {("vit", "half steps", s) for s in budget.seeds}
+    wanted = set(planned_runs(budget)) - {"pretraining"} | {("vit", "half steps", s) for s in budget.seeds}
     missing = sorted(map(str, wanted - set(done)))
     if missing:
-        raise ValueError(f"done must hold the runs of plan.crossover(budget) and the TinyViT's half-step runs; "
+        raise ValueError(f"done must hold the runs of planned_runs(budget) and the TinyViT's half-step runs; "
                          f"missing {len(missing)}: {', '.join(missing[:3])}")
 
 
@@ -136,7 +136,7 @@ def measure(budget, done: dict, built: dict) -> Evidence:
     """The chapter's evidence but the twin trainings' and the probe's, which the page adds to it when it
     has run them (:func:`add_twins`, :func:`add_probe`).
 
-    ``done``: the runs of :func:`vitbias.plan.crossover` by key, each with
+    ``done``: the runs of :func:`planned_runs` by key, each with
     ``accuracy``, ``train_accuracy`` and ``config``; ``built``: ``"cnn"`` and
     ``"vit"`` -> the model built from the budget's configuration, whose
     parameters are counted.
@@ -455,7 +455,7 @@ def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
     found.number("cross_recipe_size", n)
     found.number("cross_recipe_default", "with" if augment else "without")
     found.number("cross_recipe_other", "without them" if augment else "with them switched on")
-    # plan.crossover's (model, seed) runs have the recipe switched; the plain curves' runs have the default
+    # planned_runs' (model, seed) runs have the recipe switched; the plain curves' runs have the default
     runs = {(m, aug): [done[m, s] if aug != augment else done[m, n, s, "plain"] for s in budget.seeds]
             for m in MODELS for aug in (False, True)}
     acc = {(m, aug, kind): np.array([r.accuracy if kind == "test" else r.train_accuracy for r in runs[m, aug]])
@@ -593,3 +593,62 @@ def add_probe(found: Evidence, budget, done: dict, probe_acc: dict) -> None:
                    more="stronger than", less="weaker than",
                    same="no stronger or weaker, as far as its {seeds} seeds can tell ({apart:.2f} apart, "
                         "where they resolve only {resolvable:.2f} or more), than")
+
+
+def planned_runs(budget) -> dict:
+    """The runs of the crossover chapter, by key, each model under the step rule under which it fits
+    its training set (``runs.experiment(..., fit=True)``):
+
+    - ``(model, n, seed, "plain")``: both models' learning curves on the plain images;
+    - ``("cnn", n, seed, world)``: the CNN's curve in every other world of the ladder (:func:`vitbias.plan.ladder`);
+      the ViT's is the plain one by the theorem, so it is trained in the most scrambled world only,
+      at the first size of :func:`vitbias.plan.world_check_sizes`;
+    - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
+    - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
+    - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, every seed
+      (paired with its full run: the gain of the doubling is measured seed by seed);
+    - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
+    """
+    sizes, seeds = budget.train_sizes, budget.seeds
+    made, rungs = plan.worlds(budget), plan.ladder(budget)
+
+    def fitted(model, n, seed, **options):
+        return runs.experiment(budget, model, n, seed, fit=True, **options)
+
+    wanted = {(m, n, s, "plain"): fitted(m, n, s) for m in plan.MODELS for n in sizes for s in seeds}
+    wanted |= {("cnn", n, s, w): fitted("cnn", n, s, **made[w]) for w in rungs[1:] for n in sizes for s in seeds}
+    checked = plan.world_check_sizes(budget)
+    wanted |= {("vit", checked[0], s, rungs[-1]): fitted("vit", checked[0], s, **made[rungs[-1]]) for s in seeds}
+    wanted |= {(m, checked[-1], s, w): fitted(m, checked[-1], s, **made[w])
+               for m in plan.MODELS for w in plan.CONTROL_WORLDS for s in seeds}
+    switched = not budget.train["augment"]
+    wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in plan.MODELS for s in seeds}
+    for s in seeds:
+        largest = wanted["vit", sizes[-1], s, "plain"]
+        if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
+            wanted["vit", "half steps", s] = plan.halved(largest)
+    if "data" in budget.pretrain:
+        wanted["pretraining"] = runs.pretraining(budget)
+    return wanted
+
+
+def noise_groups(budget) -> dict[str, dict]:
+    """The crossover chapter's runs as groups that differ only by seed, by kind of number:
+    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe),
+    ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
+    read there alone moves by) and ``"train"`` (training accuracy of either). The ViT's runs on the
+    largest set with half their steps are one more group of ``"vit"`` and ``"train"``. The
+    pretraining run is a single run and stays out."""
+    groups: dict[tuple, list] = {}
+    for key, config in planned_runs(budget).items():
+        if not isinstance(key, tuple):
+            continue
+        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe");
+        # ("vit", "half steps", seed) -> ("vit", "half steps")
+        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe") if len(key) == 2 else key[:2]
+        groups.setdefault(name, []).append(config)
+    kinds = {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
+             for kind in ("cnn", "vit", "train")}
+    largest = ("vit", budget.train_sizes[-1], "plain")
+    kinds["vit, largest set"] = {largest: groups[largest]}
+    return kinds

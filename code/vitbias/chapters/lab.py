@@ -273,12 +273,36 @@ def is_the_stem_run(entry, stem_run, first_seed: int, repeats_a_book_run: bool) 
 
 
 def reads_the_plan(budget, read) -> None:
-    """``ValueError`` unless the runs ``read`` are exactly the plan's (:func:`vitbias.plan.lab`), which a
+    """``ValueError`` unless the runs ``read`` are exactly the plan's (:func:`planned_runs`), which a
     device run can train ahead."""
     # A run's key hashes its canonical config with this process's sources and libraries: within one
     # process the canonical configs alone tell runs apart.
     read = {json.dumps(runs.check_config(r.config), sort_keys=True) for r in read}
-    planned = {json.dumps(runs.check_config(c), sort_keys=True) for c in plan.lab(budget).values()}
+    planned = {json.dumps(runs.check_config(c), sort_keys=True) for c in planned_runs(budget).values()}
     if read != planned:
         raise ValueError(f"the page reads {len(read - planned)} runs the plan lacks and misses "
-                         f"{len(planned - read)} of its runs: vitbias.plan.lab and the page must agree")
+                         f"{len(planned - read)} of its runs: vitbias.chapters.lab.planned_runs and the page "
+                         "must agree")
+
+
+def planned_runs(budget) -> dict:
+    """The lab's runs: the curves ``(model, n, seed)`` and the recipe switched ``(model, "recipe", seed)``
+    (the crossover chapter's), the board at the challenge's size ``(name, seed)``: the routes, the
+    plain ViT and the CNN (the priors chapter's), and ``("finer grid", seed)``, the locality chapter's
+    ViT on its finer grid; every model fitting its training set, an entry too; all of them other
+    chapters' runs."""
+    sizes, seeds = budget.train_sizes, budget.seeds
+    wanted = {(m, n, s): runs.experiment(budget, m, n, s, fit=True)
+              for m in plan.MODELS for n in sizes for s in seeds}
+    switched = not budget.train["augment"]
+    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched, fit=True)
+               for m in plan.MODELS for s in seeds}
+    n = plan.challenge_size(budget)
+    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment, fit=True)
+               for name, (route, augment) in plan.prior_routes(budget).items() for s in seeds}
+    # the board's plain models (lab.enter trains an entry as the plain ViT's run)
+    wanted |= {(name, s): runs.experiment(budget, m, n, s, fit=True)
+               for name, m in (("plain ViT", "vit"), ("CNN", "cnn")) for s in seeds}
+    # section 8: the locality chapter's ViT on its finer grid, the larger set, the first seed
+    wanted["finer grid", seeds[0]] = plan.on_locality_grid(budget, plan.locality_sizes(budget)[-1], seeds[0])
+    return wanted

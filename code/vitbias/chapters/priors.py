@@ -85,7 +85,7 @@ def measure(budget, relay: dict, done: dict, moved: dict) -> Evidence:
     moves when only the far corner's patch changes, ``{"free": .., "sealed": ..}``
     ([CLS] open both ways, or patches barred from reading it); ``done``: the
     chapter's runs, ``(name, size, seed, shuffled fraction) -> run``
-    (:func:`vitbias.plan.priors`); ``moved``: the largest change of a logit
+    (:func:`planned_runs`); ``moved``: the largest change of a logit
     under a one-patch circular shift, in float64, ``{"relative bias": ..,
     "plain ViT": ..}`` (:func:`shift_symmetry`).
     """
@@ -94,7 +94,7 @@ def measure(budget, relay: dict, done: dict, moved: dict) -> Evidence:
                          "one change of its route")
     found = Evidence("priors")
     cls_relay(found, relay)
-    missing = set(plan.priors(budget)) - set(done)
+    missing = set(planned_runs(budget)) - set(done)
     if missing:
         raise ValueError(f"done lacks {len(missing)} of the chapter's runs, e.g. {sorted(missing)[0]}")
     n, sizes, seeds = budget.route_sizes[-1], budget.train_sizes, budget.seeds
@@ -209,7 +209,7 @@ def data_scarcity(found: Evidence, budget, plain_vit: dict, num_classes: int) ->
     routes = plan.prior_routes(budget)
     larger = [runs.experiment(budget, "vit", m, s, route=route, augment=augment, fit=True)
               for m in sizes if m > n for s in seeds for route, augment in routes.values()]
-    own = sum(c["train"]["steps"] for (name, *_), c in plan.priors(budget).items() if name in routes)
+    own = sum(c["train"]["steps"] for (name, *_), c in planned_runs(budget).items() if name in routes)
     found.number("prior_larger_factor", (own + sum(c["train"]["steps"] for c in larger)) / own)
 
 
@@ -402,3 +402,58 @@ def shuffled_images(found: Evidence, shuffled: dict, vit: np.ndarray, local: np.
         + counted(helped, "route", "above the plain ViT on its grid"),
         counted(hurt, "route", "below it")))
     found.compared("prior_local1_cost_text", shuffled[LOCAL], local, paired=True, **SIDE)
+
+
+def planned_runs(budget) -> dict:
+    """``(name, n, seed, shuffled fraction)``: every route of :func:`vitbias.plan.prior_routes` at the larger of
+    ``budget.route_sizes``, where the plain ViT is far off its floor and still far below what more
+    data gives it (the data-scarce regime a prior is for), every model under the rule by which it fits
+    its training set; the CNN and the plain ViT at every size of the testbed (the crossover chapter's
+    runs), the curves a route's accuracy is read against; on shuffled images, at the routes' size, the
+    CNN and :data:`vitbias.plan.SHUFFLED_ROUTES` (the plain ViT on shuffled images is, by the crossover chapter's
+    theorem, distributed as on ordered ones); on the locality grid, at :func:`vitbias.plan.locality_sizes` and
+    shuffled at the smaller, the plain ViT (``"ViT, finer grid"``, the locality chapter's runs) and hard
+    locality (:data:`vitbias.plan.LOCAL_ROUTE_NAME`)."""
+    n, seeds = budget.route_sizes[-1], budget.seeds
+    wanted = {}
+    for size in budget.train_sizes:
+        for s in seeds:
+            wanted["CNN", size, s, 0.0] = runs.experiment(budget, "cnn", size, s, fit=True)
+            wanted["ViT", size, s, 0.0] = runs.experiment(budget, "vit", size, s, fit=True)
+    for s in seeds:
+        wanted["CNN", n, s, 1.0] = runs.experiment(budget, "cnn", n, s, permute=1.0, fit=True)
+        for name, (route, augment) in plan.prior_routes(budget).items():
+            for p in ((0.0, 1.0) if name in plan.SHUFFLED_ROUTES else (0.0,)):
+                wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route, augment=augment,
+                                                        permute=p, fit=True)
+    small, large = plan.locality_sizes(budget)
+    for size in (small, large):
+        for s in seeds:
+            for p in ((0.0, 1.0) if size == small else (0.0,)):
+                wanted["ViT, finer grid", size, s, p] = plan.on_locality_grid(budget, size, s, permute=p)
+                wanted[plan.LOCAL_ROUTE_NAME, size, s, p] = plan.on_locality_grid(
+                    budget, size, s, route=plan.LOCAL_ROUTE, permute=p)
+    return wanted
+
+
+def noise_groups(budget) -> dict[str, dict]:
+    """The priors chapter's own runs by kind of number: ``"routes"``, the test accuracy of every route
+    of :func:`vitbias.plan.prior_routes` (one kind, so that its sd is the largest over many groups, not
+    one group's three seeds); ``"finer grid"``, the plain ViT's on the locality grid, and ``"hard
+    locality"``, the hard-locality route's there; ``"train"``, the training accuracy of every model of
+    the testbed's grid at the routes' size. The plain CNN and ViT are the crossover chapter's runs,
+    measured there; their curves at the other sizes are that chapter's numbers."""
+    routes, size = set(plan.prior_routes(budget)), budget.route_sizes[-1]
+    kinds: dict[str, dict] = {}
+    for (name, n, _seed, shuffled), config in planned_runs(budget).items():
+        group = (name, n, shuffled)
+        if name in ("CNN", "ViT") and n != size:
+            continue
+        if name in ("ViT, finer grid", plan.LOCAL_ROUTE_NAME):
+            kind = "finer grid" if name == "ViT, finer grid" else "hard locality"
+            kinds.setdefault(kind, {}).setdefault(group, []).append(config)
+            continue
+        if name in routes:
+            kinds.setdefault("routes", {}).setdefault(group, []).append(config)
+        kinds.setdefault("train", {}).setdefault(group, []).append(config)
+    return kinds

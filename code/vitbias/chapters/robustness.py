@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import literature, noise, plan
+from .. import literature, noise, plan, runs
 from ..evidence import Evidence, compare, compared_numbers
 from ..robustness import SIX_TRIALS, decisions, occlude, pgd_accuracy, retained, shape_bias
 from ..train import evaluate
@@ -446,7 +446,7 @@ def measure(budget, done: dict, conflict, bias: dict, *, occlusion: dict, attack
             matched: dict) -> Evidence:
     """The chapter's evidence, from what its cells computed: the section functions in the page's order.
 
-    ``done``: ``(model, condition, seed) -> `` trained run (:func:`vitbias.plan.robustness`);
+    ``done``: ``(model, condition, seed) -> `` trained run (:func:`planned_runs`);
     ``conflict``: the cue-conflict images; ``bias``: ``(model, condition) -> (seeds,)`` shape biases;
     ``occlusion``: ``curves`` (``(name, variant) -> (seeds, fractions)``), ``fractions`` and
     ``images``, the occluded images; ``attack``: ``accuracy`` (``name -> (seeds,)``), ``steps``,
@@ -472,3 +472,46 @@ def measure(budget, done: dict, conflict, bias: dict, *, occlusion: dict, attack
                      size=matched["size"], epsilons=matched["epsilons"], steps=matched["steps"])
     published(found)
     return found
+
+
+def planned_runs(budget) -> dict:
+    """``(model, condition, seed)`` at the larger route size: each texture condition, and ``"erasing"``;
+    ``("CNN", n, seed)`` at every size and ``("ViT, conv stem", seed)`` (the priors chapter's, at the
+    largest route size), for the matched comparison; every model under the rule by which it fits its
+    training set.
+
+    Textures exist on generated data only; on other data the one condition
+    is ``"plain fill"``, the data as they are.
+    """
+    n, seeds = plan.robustness_size(budget), budget.seeds
+    textures = plan.TEXTURES if budget.dataset["name"] == "shapes" else {"plain fill": None}
+    wanted = {}
+    for s in seeds:
+        for model in ("CNN", "ViT"):
+            for condition, texture in textures.items():
+                wanted[model, condition, s] = runs.experiment(budget, model.lower(), n, s, texture=texture,
+                                                              fit=True)
+            wanted[model, "erasing", s] = runs.experiment(budget, model.lower(), n, s, erase=plan.ERASE,
+                                                          fit=True)
+        # For the comparison at matched clean accuracy: the CNN at every size (the crossover
+        # chapter's runs) and the ViT with a convolutional stem (the priors chapter's).
+        for size in budget.train_sizes:
+            wanted["CNN", size, s] = runs.experiment(budget, "cnn", size, s, fit=True)
+        wanted["ViT, conv stem", s] = runs.experiment(budget, "vit", budget.route_sizes[-1], s,
+                                                      route={"stem": True}, fit=True)
+    return wanted
+
+
+def noise_groups(budget) -> dict[str, dict]:
+    """The robustness chapter's runs (at :func:`vitbias.plan.robustness_size`) by kind of number:
+    ``"CNN"`` and ``"ViT"``, the test accuracy on images of their own training condition over the
+    texture conditions and random erasing, and ``"train"``, the training accuracy of all of them.
+    The matched comparison's runs are other chapters'."""
+    kinds: dict[str, dict] = {}
+    for key, config in planned_runs(budget).items():
+        if len(key) != 3 or key[1] not in (*plan.TEXTURES, "erasing"):
+            continue
+        model, condition, _seed = key
+        kinds.setdefault(model, {}).setdefault((model, condition), []).append(config)
+        kinds.setdefault("train", {}).setdefault((model, condition), []).append(config)
+    return kinds

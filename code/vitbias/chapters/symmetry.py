@@ -3,10 +3,12 @@ on random weights and on PyTorch's layers, and how three trained models answer m
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
 
-from .. import data, noise, plan, runs, symmetry
+from .. import data, noise, plan, profile, runs, symmetry
 from ..evidence import Evidence, band
 from ..geometry import shift
 from ..literature import ZHANG2019_RESNET50_ACCURACY, ZHANG2019_RESNET50_CONSISTENCY
@@ -79,8 +81,8 @@ def as_text(values) -> str:
 
 def trained_runs(budget) -> dict:
     """``(model name, seed) -> run`` for every model of :data:`vitbias.plan.SYMMETRY_MODELS` and seed
-    (:func:`vitbias.plan.symmetry`), read from the run cache."""
-    wanted = plan.symmetry(budget)
+    (:func:`planned_runs`), read from the run cache."""
+    wanted = planned_runs(budget)
     return dict(zip(wanted, runs.run_many(list(wanted.values()))))
 
 
@@ -506,3 +508,32 @@ def _sides(found, halves, chance):
     found.verdict("sym_trained_vit_reading", VIT_READING[outcome])
     relative = halves["ViT, relative bias"]
     found.compared("sym_trained_rel_text", relative[:, 1], relative[:, 0], paired=True, **REL_WORDS)
+
+
+def planned_runs(budget) -> dict:
+    """``(name, seed)`` for every model of :data:`vitbias.plan.SYMMETRY_MODELS`, trained at the smaller route size
+    (where the plain ViT is off its floor, at three eighths of the larger's cost per run) on images
+    whose objects stand in the left band (``region="left"``, :data:`vitbias.data.REGIONS`), test
+    images likewise, each under the step rule under which its model fits its training set
+    (``fit=True``).
+
+    Only generated images can place their objects, so a budget on photographs
+    (``full``) trains these on the generated world, with its own models and recipe.
+    """
+    if budget.dataset["name"] != "shapes":
+        budget = dataclasses.replace(budget, dataset=dict(profile.SHAPES))
+    n = budget.route_sizes[0]
+    return {(name, s): runs.experiment(budget, model, n, s, route=route, region="left", fit=True)
+            for name, (model, route) in plan.SYMMETRY_MODELS.items() for s in budget.seeds}
+
+
+def noise_groups(budget) -> dict[str, dict]:
+    """The symmetry chapter's runs by kind of number: each trained model (its name in
+    :data:`vitbias.plan.SYMMETRY_MODELS`), one group of its seeds; the number is its test accuracy on
+    images like its training set's (objects in the same half). The chapter's other accuracies of the
+    same models (the other side, shifted images) take the same sd, and ``glue_trained`` refuses a
+    build whose seeds spread wider there than the measurement allows."""
+    kinds: dict[str, dict] = {}
+    for (name, _seed), config in planned_runs(budget).items():
+        kinds.setdefault(name, {}).setdefault((name,), []).append(config)
+    return kinds

@@ -31,7 +31,7 @@ def made_up_runs(changes=None):
     theorem_n, control_n = plan.world_check_sizes(BUDGET)
     done = {}
     for key in chapters.chapter_runs("crossover", BUDGET):
-        if key == "pretraining":
+        if key[0] == "pretraining":
             continue
         if len(key) == 4:
             model, n, _, world = key

@@ -53,7 +53,7 @@ def price():
     return found
 
 
-def sections(budget=BUDGET, stem=0.8, cnn_model=CNN, lost=0.5):
+def sections(budget=BUDGET, stem=0.8, cnn_model=CNN, lost=(0.49, 0.5, 0.51)):
     """Made-up inputs of ``measure``: every run the plan names, with the page's keys."""
     planned = chapters.chapter_runs("lab", budget)
     switched = not budget.train["augment"]
@@ -73,7 +73,8 @@ def sections(budget=BUDGET, stem=0.8, cnn_model=CNN, lost=0.5):
     entry = SimpleNamespace(parameters=1_000, seconds=30.0, accuracy=0.8, train_accuracy=1.0, seed=SEEDS[0],
                             train_size=plan.challenge_size(budget))
     return dict(E={"pretrained": np.ones((64, 192)), "random weights": np.ones((64, 192))},
-                tokens=torch.ones(1, 16, 64), two_ways=1e-6, lost={"pretrained": lost, "random weights": 0.8},
+                tokens=torch.ones(1, 16, 64), two_ways=1e-6,
+                lost={"pretrained": list(lost), "random weights": [0.8, 0.8, 0.8]},
                 best=0.1, jigsaw={"without": 1e-7, "with": 5e-4}, price=price(), hunger=hunger, recipe=recipe,
                 probe={"pretrained": spread(0.55), "random weights": spread(0.1)},
                 finer=dict(run=fine, distance=np.full((2, 4), 10.0), near={"trained": 0.2, "initial": 0.0},
@@ -128,8 +129,13 @@ def test_the_parameter_claim_fails_when_the_cnn_is_the_larger_model():
 
 
 def test_the_verdict_on_what_a_token_keeps_changes_with_the_errors():
-    assert measured(lost={"pretrained": 0.81, "random weights": 0.8})["lab_lost_text"] == chapter.KEPT["same"]
-    assert measured(lost={"pretrained": 0.9, "random weights": 0.8})["lab_lost_text"] == chapter.KEPT["less"]
+    random = [0.79, 0.8, 0.81]
+    assert measured(lost={"pretrained": [0.8, 0.81, 0.82], "random weights": random})["lab_lost_text"] == \
+        chapter.KEPT["same"]
+    assert measured(lost={"pretrained": [0.9, 0.9, 0.91], "random weights": random})["lab_lost_text"] == \
+        chapter.KEPT["less"]
+    with pytest.raises(ValueError, match="one error per seed"):
+        measured(lost={"pretrained": 0.5, "random weights": 0.8})
 
 
 def test_the_best_route_is_the_route_with_the_highest_mean():

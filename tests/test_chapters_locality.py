@@ -19,6 +19,8 @@ UNIFORM = locality.uniform_attention_distance(GRID, GRID, PATCH)
 PAGE = Path(__file__).resolve().parent.parent / "book" / "locality.md"
 LAYERS, HEADS = 2, 4
 WIGGLE = np.array([-0.01, 0.0, 0.01])  # how the made-up seeds spread, well within one run's sd
+# three pretrained ViTs' heads, (seeds, layers, heads) in px: the last layer looks farther than the first
+PRETRAINED_DISTANCE = np.array([[[20.0, 60.0, 80.0], [100.0, 110.0, 120.0]]]) + 10 * WIGGLE[:, None, None]
 
 
 def made_up_runs(budget=BUDGET):
@@ -62,8 +64,8 @@ def inputs(**changes):
         "shuffled": {"shuffled grid": 0.95 + WIGGLE, "original grid": 0.8 + WIGGLE},
         "positions": {"neighbours": {SMALL: 0.3 + WIGGLE, LARGE: 0.5 + WIGGLE},
                       "far": {SMALL: 0.0 + WIGGLE, LARGE: -0.1 + WIGGLE}},
-        "pretrained": {"config": vit.VIT_TI_16, "distance": np.array([[20.0, 60.0, 80.0], [100.0, 110.0, 120.0]]),
-                       "near": 0.5, "far": -0.1},
+        "pretrained": {"config": vit.VIT_TI_16, "distance": PRETRAINED_DISTANCE,
+                       "near": 0.5 + WIGGLE, "far": -0.1 + WIGGLE[::-1]},
         "agreement": {"last layer's attention": [0.2, 0.25, 0.3], "rollout": [0.5, 0.55, 0.6]},
     }
     return {**found, **changes}
@@ -139,10 +141,18 @@ def test_the_rank_level_follows_the_better_reading():
     assert close["loc_rank_summary_text"] == "the better of the two matches"
 
 
-def test_the_pretrained_vit_counts_a_depth_difference_only_beyond_one_runs_band():
+def test_the_pretrained_vits_depth_difference_counts_only_when_a_paired_test_over_the_seeds_resolves_it():
     assert FOUND["loc_pre_depth_text"] == "farther than" and FOUND["loc_pre_local_text"] == "at least one"
-    level = {**inputs()["pretrained"], "distance": np.full((2, 3), 100.0)}
-    assert measured(pretrained=level)["loc_pre_depth_text"] == "about as far as"
+    assert FOUND["loc_pre_grid_text"].startswith("has found the grid")
+    assert FOUND["loc_pre_first_px"] == pytest.approx(160 / 3)
+    # the last layer farther in two seeds and nearer in the third: not resolved
+    level = np.stack([np.full((2, 3), 100.0)] * 3)
+    level[:, 1] += np.array([5.0, 5.0, -8.0])[:, None]
+    assert measured(pretrained={**inputs()["pretrained"], "distance": level})["loc_pre_depth_text"] == "about as far as"
+    flat = {**inputs()["pretrained"], "near": -0.1 + WIGGLE[::-1], "far": 0.5 + WIGGLE}
+    assert measured(pretrained=flat)["loc_pre_grid_text"] == "shows no clear grid"
+    with pytest.raises(ValueError, match="seeds, layers, heads"):
+        measured(pretrained={**inputs()["pretrained"], "distance": PRETRAINED_DISTANCE[0]})
 
 
 def test_the_width_claim_fails_when_the_testbed_has_other_heads_than_the_finer_grids_vit():

@@ -30,10 +30,10 @@ def test_a_short_run_keeps_everything_but_its_steps_and_its_number_of_images():
 
 def test_batchnorm_models_and_distilled_runs_take_the_shorter_count():
     kinds = fingerprint.kinds(profile.budget("quick"))
-    for name in ("cnn", "stem", "distilled", "erasing_cnn"):
+    for name in ("cnn", "stem", "distill", "erasing_cnn"):
         assert fingerprint.short(kinds[name])["train"]["steps"] == fingerprint.STEPS["batchnorm"], name
-    assert fingerprint.short(kinds["distilled"])["train"]["teacher"]["train"]["steps"] == fingerprint.STEPS["batchnorm"]
-    for name in ("vit", "gated", "relative", "local", "pretraining"):
+    assert fingerprint.short(kinds["distill"])["train"]["teacher"]["train"]["steps"] == fingerprint.STEPS["batchnorm"]
+    for name in ("vit", "gated", "relative", "local1", "pretraining"):
         assert fingerprint.short(kinds[name])["train"]["steps"] == fingerprint.STEPS["plain"], name
 
 

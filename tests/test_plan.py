@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from vitbias import chapters, permute, plan, profile, runs
+from vitbias import chapters, fingerprint, permute, plan, profile, runs
 
 
 @pytest.mark.parametrize("name", ["quick", "gpu", "full"])
@@ -92,6 +92,14 @@ def test_hard_locality_trains_on_the_locality_grid_ordered_at_both_sizes_and_shu
     grid, patch = plan.locality_grid(budget)
     assert all(c["model"]["patch_size"] == patch and c["model"]["local_radius"] == 1 for c in local.values())
     assert plan.LOCAL_ROUTE_NAME not in plan.prior_routes(budget)
+
+
+@pytest.mark.parametrize("name", ["quick", "gpu", "full"])
+def test_the_route_catalogue_names_every_route_and_hard_locality_once(name):
+    budget = profile.budget(name)
+    assert set(plan.ROUTE_SLUGS) == set(plan.prior_routes(budget)) | {plan.LOCAL_ROUTE_NAME}
+    assert len(set(plan.ROUTE_SLUGS.values())) == len(plan.ROUTE_SLUGS)
+    assert set(plan.ROUTE_SLUGS.values()) <= set(fingerprint.kinds(budget))
 
 
 def test_every_route_of_the_testbed_trains_at_the_larger_route_size_and_the_plain_models_at_every_size():
@@ -186,7 +194,7 @@ def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_ea
     budget = profile.budget("quick")
     wanted = chapters.chapter_runs("crossover", budget)
     for key, config in wanted.items():
-        if key == "pretraining" or key[1] == "half steps":
+        if key[0] == "pretraining" or key[1] == "half steps":
             continue
         model = key[0]
         assert config["train"]["steps"] == budget.steps(config["data"]["train"], model)
@@ -216,7 +224,7 @@ def test_an_unknown_world_is_refused():
 def test_every_model_trains_under_the_rule_by_which_it_fits_its_training_set(chapter):
     budget = profile.budget("quick")
     for key, config in chapters.chapter_runs(chapter, budget).items():
-        if not isinstance(key, tuple) or key[1:2] == ("half steps",):
+        if key[0] == "pretraining" or key[1:2] == ("half steps",):
             continue  # the pretraining and the deliberately halved run
         model = "cnn" if config["model"]["kind"] == "cnn" else "vit"
         assert config["train"]["steps"] == budget.steps(config["data"]["train"], model), key

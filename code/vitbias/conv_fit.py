@@ -58,19 +58,6 @@ SETTLED = 0.25       # a head within this many pixels of an offset has settled o
 HEAD_DIM = 4         # query and key width of each head of the multi-head layer
 BIAS_INIT_SD = 0.02  # the initial relative position biases: near zero, as a ViT's position table starts
 
-# One fit's sd of each number the chapter reports, (number, layer, size) with size 0 the sweep's
-# smallest (one image) and -1 its largest (64): the sd over its three seeds, measured on both sets of
-# PyTorch CPU kernels (which agreed to 1e-3 of every number) and rounded up. The positional layer's
-# error spreads most: one seed in three stops in a worse arrangement of its heads.
-ONE_FIT_SD = {
-    ("error", "convolution", 0): 0.01, ("error", "convolution", -1): 0.001,
-    ("error", "attention", 0): 0.15, ("error", "attention", -1): 0.015,
-    ("error", "multi-head", 0): 0.25, ("error", "multi-head", -1): 0.002,
-    ("train", "multi-head", 0): 0.005,
-    ("train", "convolution", -1): 0.015, ("train", "attention", -1): 0.015, ("train", "multi-head", -1): 0.015,
-    ("content", "multi-head", 0): 0.06, ("content", "multi-head", -1): 0.006,
-}
-
 
 def target_kernel(seed: int = 0) -> torch.Tensor:
     """The fixed random kernel ``W*``: ``(C_out, C_in, k, k)``.

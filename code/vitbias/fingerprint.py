@@ -54,12 +54,10 @@ def kinds(budget) -> dict[str, dict]:
              "crop_flip_cnn": _runs.experiment(budget, "cnn", n, 0, augment=True),
              "erasing_cnn": _runs.experiment(budget, "cnn", n, 0, erase=_plan.ERASE),
              "erasing_vit": _runs.experiment(budget, "vit", n, 0, erase=_plan.ERASE)}
-    slugs = {"local (radius 1)": "local", "gated positional": "gated", "relative bias": "relative",
-             "conv stem": "stem", "crop and flip": "crop_flip_vit", "distilled from the CNN": "distilled"}
     # Hard locality trains on the locality grid; its code path is the mask's on any grid.
     routes = {_plan.LOCAL_ROUTE_NAME: (_plan.LOCAL_ROUTE, None), **_plan.prior_routes(budget)}
     for name, (route, augment) in routes.items():
-        found[slugs[name]] = _runs.experiment(budget, "vit", n, 0, route=route, augment=augment)
+        found[_plan.ROUTE_SLUGS[name]] = _runs.experiment(budget, "vit", n, 0, route=route, augment=augment)
     if budget.dataset["name"] == "shapes":
         for texture in ("predictive", "random"):
             found[f"texture_{texture}"] = _runs.experiment(budget, "vit", n, 0, texture=texture)

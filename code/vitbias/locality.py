@@ -47,14 +47,6 @@ from .geometry import as_pair, grid_coordinates, pairwise_offsets, positive_int
 # float32 model pass with a margin.
 ROW_TOLERANCE = 1e-5
 
-# The pretrained ViT of the locality chapter's probe is one run, so its own seeds cannot give its
-# band. Its sds were measured over the seeds of the testbed's TinyViTs on their 4 x 4 grid, on both
-# CPU kernel sets, and rounded up: "distance, px", a mean attention distance in pixels, and
-# "cosine", a mean cosine similarity of position vectors. The other locality numbers' sds are
-# measured from the chapter's own seeds (vitbias.noise).
-PRETRAINED_SD = {"distance, px": 0.5, "cosine": 0.09}
-
-
 # ---------------------------------------------------------------------------
 # Checks
 # ---------------------------------------------------------------------------

@@ -29,6 +29,12 @@ TEXTURES = {"plain fill": "none", "predictive texture": "predictive", "random te
 ERASE = literature.DEIT_RANDOM_ERASING.value  # DeiT's random-erasing probability
 
 
+# The one catalogue of the routes' names: each route of prior_routes and hard locality, by its short
+# name, which the priors chapter's glue names (prior_<slug>_...) and the fingerprints' kinds carry.
+ROUTE_SLUGS = {"gated positional": "gated", "relative bias": "relative", "conv stem": "stem",
+               "crop and flip": "augment", "distilled from the CNN": "distill", LOCAL_ROUTE_NAME: "local1"}
+
+
 def prior_routes(budget) -> dict[str, tuple[dict | None, bool | None]]:
     """The priors chapter's routes on the testbed's grid: name -> (``RouteViT`` keywords or None,
     augmentation override or None). Hard locality (:data:`LOCAL_ROUTE`) trains on the locality grid."""

@@ -13,9 +13,6 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 from torch import nn
 
 from .data import ImageSet
@@ -49,6 +46,11 @@ def extract_features(model: nn.Module, data: ImageSet, *, image_size: int | None
 def linear_probe(train_features, train_labels, test_features, test_labels,
                  C: float = 1.0, max_iter: int = 2000) -> float:
     """Test accuracy of a logistic regression fitted on standardised frozen features."""
+    # scikit-learn is imported here so that planning the runs (which names the pretraining) needs none
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     train_features, test_features = np.asarray(train_features), np.asarray(test_features)
     train_labels, test_labels = np.asarray(train_labels), np.asarray(test_labels)
     if train_features.ndim != 2 or test_features.ndim != 2 or train_features.shape[1] != test_features.shape[1]:
@@ -61,29 +63,45 @@ def linear_probe(train_features, train_labels, test_features, test_labels,
     return float((classifier.predict(test_features) == test_labels).mean())
 
 
-def prior_bought_elsewhere(budget):
+def pretraining_run(budget, seed: int | None = None) -> dict:
+    """The run config of the ViT pretrained on other labels (quick and gpu profiles) with training seed
+    ``seed`` (the budget's first seed when ``None``): :func:`vitbias.runs.pretraining`'s run, whose
+    initial weights and batch order the seed draws; its images are the same for every seed."""
+    from . import runs as _runs
+
+    seed = budget.seeds[0] if seed is None else seed
+    if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    config = _runs.pretraining(budget)
+    return {**config, "train": {**config["train"], "seed": int(seed)}}
+
+
+def prior_bought_elsewhere(budget, seed: int | None = None):
     """The pretrained ViT of ``budget``, the same architecture at random, and how to feed them.
 
     Returns ``(pretrained, random, options)`` where ``options`` are the
     keyword arguments of :func:`extract_features` (resolution, standardisation).
-    Quick profile: a TinyViT pretrained by :func:`vitbias.runs.run` on other
-    generated labels. Full profile: timm's ViT-Ti/16 (ImageNet-21k) from the
-    local cache, at 224 px, copied into :class:`vitbias.vit.ViT`; the random
-    twin is a ``ViT`` of the same configuration drawn after the budget's first
-    seed (the tensors timm would draw for that model after that seed), as the
-    quick profile's twin is drawn after its pretraining run's seed.
+    Quick and gpu profiles: a TinyViT pretrained by :func:`vitbias.runs.run` on
+    other generated labels with training seed ``seed`` (:func:`pretraining_run`),
+    and its random twin drawn after that seed. Full profile: timm's ViT-Ti/16
+    (ImageNet-21k) from the local cache, at 224 px, copied into
+    :class:`vitbias.vit.ViT`, the same for every seed; the random twin is a
+    ``ViT`` of the same configuration drawn after ``seed`` (the tensors timm
+    would draw for that model after that seed). ``seed`` defaults to the
+    budget's first.
     """
     from . import models as _models
     from . import runs as _runs
 
+    seed = budget.seeds[0] if seed is None else seed
     if "timm" in budget.pretrain:
         pretrained = _models.pretrained_vit_tiny(num_classes=0)
-        torch.manual_seed(budget.seeds[0])
+        torch.manual_seed(seed)
         random = ViT(pretrained.config)
         size = budget.pretrain["image_size"]
         cfg = pretrained.pretrained_cfg
         return pretrained, random, {"image_size": size, "mean": cfg["mean"], "std": cfg["std"]}
-    config = _runs.pretraining(budget)
+    config = pretraining_run(budget, seed)
     pretrained = _runs.run(config).model
     random = _runs.seeded_model(config["model"], config["train"]["seed"])
     return pretrained, random, {}

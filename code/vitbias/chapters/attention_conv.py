@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import attention_conv as ac
-from .. import conv_fit, geometry, scaling
+from .. import conv_fit, geometry, noise, scaling
 from .. import literature as lit
 from ..evidence import Evidence
 
@@ -23,7 +23,7 @@ WELL_CONDITIONED = 20  # up to this alpha the error is far above float64's round
 FLOAT32_FOLLOWS = 12  # up to this alpha the float32 error is within a few percent of the float64 one
 FIGURE_ROWS = ("low", "mid", "high")  # the names of the figure's alphas, smallest first
 SIZES, SEEDS = (1, 4, 16, 64), (0, 1, 2)
-ENDS = {"small": 0, "large": -1}  # the smallest and the largest size, as conv_fit.ONE_FIT_SD keys them
+ENDS = {"small": 0, "large": -1}  # the smallest and the largest size of the sweep
 SHORT = {"convolution": "conv", "attention": "atte", "multi-head": "mult"}
 WHERE_HEADS_STOP = "where the heads stop moves with the kernel set as a seed would"
 CONTENT_TEXT = {
@@ -42,6 +42,17 @@ READING = {
             "error from the convolution's: blurred heads, mixed by the nine value matrices, were enough to come "
             "near the target.",
 }
+
+
+def fit_sd(number: str, layer: str, where: str):
+    """One fit's sd of a number the page reports from the fits (``number``: ``"error"``, the relative test
+    error, ``"train"``, the training error, or ``"content"``, how far the content moves the heads; of
+    ``layer``, one of :data:`vitbias.conv_fit.LAYERS`, at the sweep's ``where``: ``"small"`` or
+    ``"large"``), measured from the glued numbers over the seeds and both kernel sets (``python -m
+    tools.booktools noise --glued --chapter attention-conv``)."""
+    if number not in ("error", "train", "content") or layer not in conv_fit.LAYERS or where not in ENDS:
+        raise ValueError(f"no fit sd of {number!r} of the {layer!r} layer at {where!r}")
+    return noise.one_run_sd("attention-conv", f"{number}, {layer}, {where}")
 
 
 def measure(*, weights, mha_difference, offset_difference, run, alpha_star, alpha_exact, head_maps,
@@ -297,7 +308,7 @@ def fitted_layers(evidence: Evidence, errors: dict, heads) -> None:
     for name in conv_fit.LAYERS:
         for where, end in ENDS.items():
             evidence.trained(f"aconv_fit_{SHORT[name]}_{where}", errors[name][end],
-                             conv_fit.ONE_FIT_SD["error", name, end],
+                             fit_sd("error", name, where),
                              what=f"relative test error of the {name} layer fitted to {SIZES[end]} images")
     # Each attention layer against the convolution, at the precision the prose shows the errors with: 3
     # places at one image, 4 at the largest. A seed draws the same training images for every layer, so
@@ -351,16 +362,16 @@ def multi_head_layer(evidence: Evidence, keyed: dict) -> None:
                    for name in conv_fit.LAYERS}
     floors = np.array([conv_fit.noise_floor(SIZES[-1], s) for s in SEEDS])     # (seeds,)
     evidence.trained("aconv_fit_mult_train_small", np.array([f.train_error for f in multi[SIZES[0]]]),
-                     conv_fit.ONE_FIT_SD["train", "multi-head", 0],
+                     fit_sd("train", "multi-head", "small"),
                      what=f"training error of the multi-head layer at {SIZES[0]} image")
     for name in conv_fit.LAYERS:
         evidence.trained(f"aconv_fit_{SHORT[name]}_train_large", train_error[name],
-                         conv_fit.ONE_FIT_SD["train", name, -1],
+                         fit_sd("train", name, "large"),
                          what=f"training error of the {name} layer at {SIZES[-1]} images")
     evidence.number("aconv_fit_noise_floor", float(floors.mean()), rel=1e-6,
                     why="the target's own error on its noisy training set: exact math up to float rounding")
     for where, end in ENDS.items():
-        evidence.trained(f"aconv_fit_content_{where}", content[end], conv_fit.ONE_FIT_SD["content", "multi-head", end],
+        evidence.trained(f"aconv_fit_content_{where}", content[end], fit_sd("content", "multi-head", where),
                          what=f"how far the content moves the multi-head layer's attention at {SIZES[end]} images")
     settled = np.array([conv_fit.settled_offsets(f.centres)[0] for f in multi[SIZES[-1]]])   # (seeds,)
     evidence.number("aconv_fit_mult_settled_total", int(settled.sum()), abs=6,

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import data, literature, models, noise, plan, profile, runs, scaling, toy
+from .. import data, literature, models, noise, plan, probe, profile, runs, scaling, toy
 from ..evidence import Evidence, band, compare, compared_numbers
 
 MODELS = {"cnn": "small CNN", "vit": "TinyViT"}
@@ -33,10 +33,6 @@ UNDECIDED_TEXT = {True: "Those are the rungs where the TinyViT and the CNN meet 
                         "where both are still near chance, and where the seed means' verdict can change "
                         "with the CPU that trains the book: read their places as undecided.",
                   False: "Each crossing's place is the one the seed means give it."}
-# One pretraining run, probed on each seed's labels: it moves as one run of a new seed would on
-# another CPU, sd 0.055 measured over seeds and kernel sets; the probe of the random weights sd 0.011
-# (the band of 0.05 it had).
-PROBE_SD = {"pretrained": 0.055, "random weights": 0.011}
 PROBE_TAGS = {"pretrained": "pretrained", "random weights": "random"}
 TOY_BETAS = (0.1, 0.6)  # the bias toy's drifts: a little wrong and very wrong
 SOURCE_LAB = literature.LAB_CROSSOVER  # the lab's table (CIFAR-10, a T4 GPU), as printed there
@@ -53,6 +49,16 @@ def one_run_sds() -> dict:
     found = {kind: noise.one_run_sd("crossover", kind) for kind in ("cnn", "vit", "train")}
     found["vit, largest set"] = noise.one_run_sd("crossover", "vit, largest set")
     return found
+
+
+def probe_sd(name: str):
+    """One seed's linear-probe accuracy of the pretrained TinyViT (``"pretrained"``: its own pretraining
+    run, probed on its seed's labels) or of its random twin (``"random weights"``): the sd measured from
+    the glued probes over the seeds and both kernel sets (``python -m tools.booktools noise --glued
+    --chapter crossover``)."""
+    if name not in PROBE_TAGS:
+        raise ValueError(f"no probe {name!r}: expected one of {tuple(PROBE_TAGS)}")
+    return noise.one_run_sd("crossover", f"probe, {name}")
 
 
 def exponent_sd():
@@ -125,7 +131,8 @@ def _for_good(flags) -> int | None:
 
 
 def _check_runs(budget, done: dict) -> None:
-    wanted = set(planned_runs(budget)) - {"pretraining"} | {("vit", "half steps", s) for s in budget.seeds}
+    wanted = (set(planned_runs(budget)) - {("pretraining", s) for s in budget.seeds}
+              | {("vit", "half steps", s) for s in budget.seeds})
     missing = sorted(map(str, wanted - set(done)))
     if missing:
         raise ValueError(f"done must hold the runs of planned_runs(budget) and the TinyViT's half-step runs; "
@@ -554,19 +561,19 @@ def add_twins(found: Evidence, losses, weight_drift: float, steps: int) -> None:
 
 
 def add_probe(found: Evidence, budget, done: dict, probe_acc: dict) -> None:
-    """Adds to ``found`` (the chapter's :func:`measure`) the linear probe of the pretrained TinyViT and
-    of its random twin on each seed's labels (``probe_acc``: ``"pretrained"`` and ``"random weights"``
-    -> ``(seeds,)``), against the models trained end to end on those labels (Welch's t test on the
-    seeds) and against the source's probe."""
-    if set(probe_acc) != set(PROBE_SD) or any(len(v) != len(budget.seeds) for v in probe_acc.values()):
-        raise ValueError(f"probe_acc must map {tuple(PROBE_SD)} to one accuracy per seed, got {probe_acc!r}")
+    """Adds to ``found`` (the chapter's :func:`measure`) the linear probe of each seed's pretrained
+    TinyViT and of its random twin on that seed's labels (``probe_acc``: ``"pretrained"`` and ``"random
+    weights"`` -> ``(seeds,)``), against the models trained end to end on those labels (Welch's t test on
+    the seeds) and against the source's probe."""
+    if set(probe_acc) != set(PROBE_TAGS) or any(len(v) != len(budget.seeds) for v in probe_acc.values()):
+        raise ValueError(f"probe_acc must map {tuple(PROBE_TAGS)} to one accuracy per seed, got {probe_acc!r}")
     sizes, sd = budget.train_sizes, one_run_sds()
     accuracy = {m: curve(done, budget, m) for m in MODELS}
     found.number("cross_probe_labels", budget.probe_labels)
     found.number("cross_pretrain_images", budget.pretrain.get("data", {}).get("train", 0))
     for name, tag in PROBE_TAGS.items():
-        found.trained(f"cross_probe_{tag}", np.mean(probe_acc[name]), PROBE_SD[name],
-                      what=f"linear probe of one TinyViT with {name}, averaged over the seeds' labels")
+        found.trained(f"cross_probe_{tag}", probe_acc[name], probe_sd(name),
+                      what=f"linear probe of a TinyViT with {name} on its seed's labels")
     at_probe = sizes.index(budget.probe_labels)
     for m in MODELS:
         found.trained(f"cross_probe_{m}_same", accuracy[m][at_probe], sd[m],
@@ -607,7 +614,8 @@ def planned_runs(budget) -> dict:
     - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
     - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, every seed
       (paired with its full run: the gain of the doubling is measured seed by seed);
-    - ``"pretraining"``: the ViT pretrained on other labels (quick and gpu profiles).
+    - ``("pretraining", seed)``: the ViT pretrained on other labels, every seed (quick and gpu profiles;
+      :func:`vitbias.probe.pretraining_run`).
     """
     sizes, seeds = budget.train_sizes, budget.seeds
     made, rungs = plan.worlds(budget), plan.ladder(budget)
@@ -628,7 +636,7 @@ def planned_runs(budget) -> dict:
         if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
             wanted["vit", "half steps", s] = plan.halved(largest)
     if "data" in budget.pretrain:
-        wanted["pretraining"] = runs.pretraining(budget)
+        wanted |= {("pretraining", s): probe.pretraining_run(budget, s) for s in seeds}
     return wanted
 
 
@@ -638,10 +646,10 @@ def noise_groups(budget) -> dict[str, dict]:
     ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
     read there alone moves by) and ``"train"`` (training accuracy of either). The ViT's runs on the
     largest set with half their steps are one more group of ``"vit"`` and ``"train"``. The
-    pretraining run is a single run and stays out."""
+    pretraining runs score other labels and stay out."""
     groups: dict[tuple, list] = {}
     for key, config in planned_runs(budget).items():
-        if not isinstance(key, tuple):
+        if key[0] == "pretraining":
             continue
         # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe");
         # ("vit", "half steps", seed) -> ("vit", "half steps")

@@ -12,6 +12,7 @@ from .. import cost, locality, models, noise, plan, runs
 from .. import lab as challenge
 from .. import literature as lit
 from ..evidence import Evidence
+from .crossover import probe_sd
 
 LOST_MARGIN = 0.02  # closer than this, the two embeddings keep about as much of the patch
 KEPT = {"more": "the pretrained embedding keeps more of the patch than random weights of the same width",
@@ -19,8 +20,6 @@ KEPT = {"more": "the pretrained embedding keeps more of the patch than random we
         "same": "the pretrained embedding keeps about as much of the patch as random weights of the same width"}
 RECIPE_DIRECTION = {"more": "rises", "less": "falls",
                     "same": "moves by {apart:.3f}, less than the {resolvable:.3f} its {seeds} seeds can resolve"}
-PROBE_RANDOM = ("linear-probe accuracy on random weights drawn from a fixed seed, mean over the label seeds: "
-                "another CPU's rounding moves the fitted probe; the crossover chapter's band")
 FLOAT64 = "float64 linear algebra on float32 images"
 ENTRY_IS_BOOK_RUN = "the book's entry is the conv stem's run of the first seed, read from the run cache"
 
@@ -79,6 +78,13 @@ def testbed(found: Evidence, budget, train_set, test_set) -> None:
     found.number("lab_patch_numbers", C * P * P)
 
 
+def reconstruction_sd():
+    """One pretrained embedding's relative error of the way back: its sd, measured from the glued errors
+    over the pretraining seeds and both kernel sets (``python -m tools.booktools noise --glued --chapter
+    lab``)."""
+    return noise.one_run_sd("lab", "reconstruction")
+
+
 def patch_embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dict, best: float) -> None:
     """Section 2 (``lab_embed_*``, ``lab_two_ways``, ``lab_lost_*``, ``lab_lit_pinv``): the patch
     embedding as a strided convolution, and what a token keeps.
@@ -86,22 +92,26 @@ def patch_embedding(found: Evidence, E: dict, tokens, two_ways: float, lost: dic
     ``E``: name (``"pretrained"``, ``"random weights"``) -> embedding matrix
     ``(d, D)``; ``tokens``: the pretrained embedding's tokens ``(images, N,
     d)``; ``two_ways``: their largest difference between the two
-    computations; ``lost``: name -> relative error of the way back;
-    ``best``: the principal directions' error.
+    computations; ``lost``: name -> relative error of the way back, ``(seeds,)``
+    (each seed's pretrained ViT and its random twin); ``best``: the principal
+    directions' error.
     """
+    if set(lost) != set(E) or len({np.shape(v) for v in lost.values()}) != 1 or np.ndim(lost["pretrained"]) != 1:
+        raise ValueError(f"lost must hold one error per seed for each of {sorted(E)}, got {lost!r}")
+    lost = {name: np.asarray(values, dtype=float) for name, values in lost.items()}
     d, D = E["pretrained"].shape
     found.number("lab_embed_width", d)
     found.number("lab_embed_directions", D)
     found.rounding("lab_two_ways", two_ways, 1e-5 * max(1.0, tokens.abs().max().item()),
                    why="float32 rounding of two summation orders: a bound, not a value")
-    found.trained("lab_lost_pretrained", lost["pretrained"], 0.02,
-                  what="relative error of the way back through the pretrained embedding, one pretraining run "
-                       "(sd 0.02 taken for a reconstruction error)")
-    found.number("lab_lost_random", lost["random weights"], rel=1e-6, why=FLOAT64)
+    found.trained("lab_lost_pretrained", lost["pretrained"], reconstruction_sd(),
+                  what="relative error of the way back through a pretrained embedding, one pretraining run per seed")
+    found.number("lab_lost_random", float(lost["random weights"].mean()), rel=1e-6,
+                 why=f"{FLOAT64}: random weights drawn after each seed, no training")
     found.number("lab_lost_best", best, rel=1e-6, why=FLOAT64)
     found.number("lab_lit_pinv", lit.LAB_PINV_ERROR_TI16.value)
-    side = ("more" if lost["pretrained"] < lost["random weights"] - LOST_MARGIN
-            else "less" if lost["pretrained"] > lost["random weights"] + LOST_MARGIN else "same")
+    pretrained, random = lost["pretrained"].mean(), lost["random weights"].mean()
+    side = ("more" if pretrained < random - LOST_MARGIN else "less" if pretrained > random + LOST_MARGIN else "same")
     found.verdict("lab_lost_text", KEPT[side])
 
 
@@ -182,12 +192,11 @@ def linear_probe(found: Evidence, budget, probe: dict, vit_accuracy) -> None:
     accuracies ``(seeds,)``) against the ViT trained end to end on as many labels (``vit_accuracy``:
     ``(sizes, seeds)``)."""
     found.number("lab_probe_labels", budget.probe_labels)
-    # The pretrained probe moves with its one pretraining run, so its band is one run's (sd 0.055, the
-    # crossover chapter's), whatever the number of label seeds it is averaged over.
-    found.trained("lab_probe_pretrained", np.mean(probe["pretrained"]), 0.055,
-                  what="linear-probe accuracy on the pretrained features, one pretraining run probed on each "
-                       "seed's labels")
-    found.number("lab_probe_random", np.mean(probe["random weights"]), abs=0.05, why=PROBE_RANDOM)
+    # The crossover chapter's probes, on the same seeds' pretraining runs and labels: its measured sds.
+    found.trained("lab_probe_pretrained", probe["pretrained"], probe_sd("pretrained"),
+                  what="linear-probe accuracy on a pretrained ViT's features, its seed's pretraining run and labels")
+    found.trained("lab_probe_random", probe["random weights"], probe_sd("random weights"),
+                  what="linear-probe accuracy on random weights drawn after the seed, on its labels")
     found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)],
                   _one_run_sd()["vit"], what="test accuracy of the ViT trained end to end on the probe's labels")
 

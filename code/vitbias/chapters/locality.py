@@ -403,19 +403,31 @@ def learned_positions(found: Evidence, budget, positions: dict, share_outcome: s
                    same="moved it by {apart:.2f}, less than the {resolvable:.2f} that {seeds} seeds a size resolve")
 
 
-def pretrained_vit(found: Evidence, budget, config, distance, near: float, far: float) -> None:
-    """The ViT pretrained elsewhere, one run (``loc_pre_*``): ``config`` its :class:`vitbias.vit.ViTConfig`,
-    ``distance`` its heads' distances on the test images, ``(layers, heads)`` in px, ``near`` and ``far``
-    the mean cosine similarities of its position vectors with the 4 neighbours and at half the grid or
-    more."""
+def pretrained_sd(kind: str):
+    """One pretrained ViT's sd of a number of its own (``"distance, px"``: a mean attention distance in
+    pixels; ``"cosine"``: a mean cosine similarity of its position vectors), measured from the glued
+    numbers over the pretraining seeds and both kernel sets (``python -m tools.booktools noise --glued
+    --chapter locality``)."""
+    if kind not in ("distance, px", "cosine"):
+        raise ValueError(f"no pretrained ViT's sd of {kind!r}: expected 'distance, px' or 'cosine'")
+    return noise.one_run_sd("locality", f"pretrained {kind}")
+
+
+def pretrained_vit(found: Evidence, budget, config, distance, near, far) -> None:
+    """The ViT pretrained elsewhere, one per seed (``loc_pre_*``): ``config`` its
+    :class:`vitbias.vit.ViTConfig`, ``distance`` its heads' distances on the test images, ``(seeds,
+    layers, heads)`` in px, ``near`` and ``far`` ``(seeds,)``, the mean cosine similarities of its
+    position vectors with the 4 neighbours and at half the grid or more."""
     distance = np.asarray(distance, dtype=float)
-    if distance.ndim != 2:
-        raise ValueError(f"the pretrained ViT's distances must be (layers, heads), got shape {distance.shape}")
+    near, far = np.atleast_1d(np.asarray(near, dtype=float)), np.atleast_1d(np.asarray(far, dtype=float))
+    if distance.ndim != 3 or near.shape != (len(distance),) or far.shape != (len(distance),):
+        raise ValueError(f"the pretrained ViTs' distances must be (seeds, layers, heads) and near and far one "
+                         f"value per seed, got shapes {distance.shape}, {near.shape} and {far.shape}")
     grid, patch = config.grid_size, config.patch_size
     uniform = locality.uniform_attention_distance(grid, grid, patch)
     if "data" in budget.pretrain:
-        found.number("loc_pre_what", f"the TinyViT it pretrained on {budget.pretrain['data']['train']:,} generated "
-                                     f"images of ten other outlines")
+        found.number("loc_pre_what", f"the TinyViTs it pretrained, one per seed, on "
+                                     f"{budget.pretrain['data']['train']:,} generated images of ten other outlines")
     else:
         found.number("loc_pre_what", f"the ViT-Ti/16 pretrained on ImageNet-21k, reading the test images at "
                                      f"{grid * patch} px")
@@ -427,22 +439,22 @@ def pretrained_vit(found: Evidence, budget, config, distance, near: float, far: 
                  "The weights are the same; the images differ (ours are CIFAR-10's, enlarged from 32 px), and so "
                  "may the distances.")
     found.number("loc_pre_uniform_px", uniform)
-    # One pretraining run: its band is one run's, with sds measured on other runs (vitbias.locality.PRETRAINED_SD).
-    one_run_px, one_run_cos = locality.PRETRAINED_SD["distance, px"], locality.PRETRAINED_SD["cosine"]
-    what = "mean attention distance of the pretrained ViT on the test images, px,"
-    found.trained("loc_pre_first_px", distance[0].mean(), one_run_px, what=f"{what} first layer")
-    found.trained("loc_pre_last_px", distance[-1].mean(), one_run_px, what=f"{what} last layer")
-    found.trained("loc_pre_min_head_px", distance.min(), one_run_px, what=f"{what} its most local head")
-    what = "cosine similarity of the pretrained ViT's position vectors,"
-    found.trained("loc_pre_near", near, one_run_cos, what=f"{what} 4 neighbours")
-    found.trained("loc_pre_far", far, one_run_cos, what=f"{what} half the grid apart or more")
-    # One run has no seeds to test over: a difference counts only beyond one run's band.
-    gap = distance[-1].mean() - distance[0].mean()
-    found.verdict("loc_pre_depth_text", "farther than" if gap > band(one_run_px) else
-                  "nearer than" if gap < -band(one_run_px) else "about as far as")
-    found.verdict("loc_pre_local_text", "at least one" if distance.min() < LOCAL * uniform else "none")
+    px, cosine = pretrained_sd("distance, px"), pretrained_sd("cosine")
+    first, last = distance[:, 0].mean(axis=1), distance[:, -1].mean(axis=1)    # (seeds,)
+    nearest = distance.min(axis=(1, 2))                                          # (seeds,)
+    what = "mean attention distance of a pretrained ViT on the test images, px,"
+    found.trained("loc_pre_first_px", first, px, what=f"{what} first layer")
+    found.trained("loc_pre_last_px", last, px, what=f"{what} last layer")
+    found.trained("loc_pre_min_head_px", nearest, px, what=f"{what} its most local head")
+    what = "cosine similarity of a pretrained ViT's position vectors,"
+    found.trained("loc_pre_near", near, cosine, what=f"{what} 4 neighbours")
+    found.trained("loc_pre_far", far, cosine, what=f"{what} half the grid apart or more")
+    # The same seeds' models on both sides: paired t tests over the seeds.
+    found.verdict("loc_pre_depth_text", {"more": "farther than", "less": "nearer than",
+                                         "same": "about as far as"}[compare(last, first, paired=True)])
+    found.verdict("loc_pre_local_text", "at least one" if nearest.mean() < LOCAL * uniform else "none")
     found.verdict("loc_pre_grid_text", "has found the grid, with neighbours clearly more alike than far patches"
-                  if near > far + 2 * band(one_run_cos) else "shows no clear grid")
+                  if compare(near, far, paired=True) == "more" else "shows no clear grid")
 
 
 def pretraining_gains(found: Evidence) -> None:

@@ -123,6 +123,22 @@ MEASURED = {
                     "runs": 12,
                     "sd": 0.085
                 },
+                "probe, pretrained": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "cross_probe_pretrained",
+                    "measured": 0.009438,
+                    "runs": 6,
+                    "sd": 0.01
+                },
+                "probe, random weights": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "cross_probe_random",
+                    "measured": 0.007158,
+                    "runs": 6,
+                    "sd": 0.01
+                },
                 "train": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe",
@@ -146,6 +162,19 @@ MEASURED = {
                 }
             }
         },
+        "lab": {
+            "kernel_sets": 2,
+            "kinds": {
+                "reconstruction": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "lab_lost_pretrained",
+                    "measured": 0.024684,
+                    "runs": 6,
+                    "sd": 0.025
+                }
+            }
+        },
         "locality": {
             "kernel_sets": 2,
             "kinds": {
@@ -153,23 +182,23 @@ MEASURED = {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_near_large",
-                    "measured": 0.033329,
+                    "measured": 0.029514,
                     "runs": 24,
-                    "sd": 0.035
+                    "sd": 0.03
                 },
                 "cosine gap": {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_gap_large",
-                    "measured": 0.040119,
+                    "measured": 0.039773,
                     "runs": 12,
-                    "sd": 0.045
+                    "sd": 0.04
                 },
                 "distance": {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_stem_last",
-                    "measured": 0.022048,
+                    "measured": 0.021526,
                     "runs": 66,
                     "sd": 0.025
                 },
@@ -177,25 +206,41 @@ MEASURED = {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_first_large_plain",
-                    "measured": 0.065191,
+                    "measured": 0.061647,
                     "runs": 6,
-                    "sd": 0.07
+                    "sd": 0.065
                 },
                 "neighbour weight": {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_near_first",
-                    "measured": 0.003426,
+                    "measured": 0.003561,
                     "runs": 6,
                     "sd": 0.005
+                },
+                "pretrained cosine": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_pre_near",
+                    "measured": 0.06218,
+                    "runs": 12,
+                    "sd": 0.065
+                },
+                "pretrained distance, px": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "loc_pre_last_px",
+                    "measured": 0.299168,
+                    "runs": 18,
+                    "sd": 0.3
                 },
                 "rank": {
                     "from": "glued values",
                     "kernel_sets": 2,
                     "largest_in": "loc_rank_raw",
-                    "measured": 0.056301,
+                    "measured": 0.052748,
                     "runs": 12,
-                    "sd": 0.06
+                    "sd": 0.055
                 }
             }
         },
@@ -230,6 +275,14 @@ MEASURED = {
                     "measured": 0.064538,
                     "runs": 60,
                     "sd": 0.065
+                },
+                "shift": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "prior_shift_plain",
+                    "measured": 1.824496,
+                    "runs": 6,
+                    "sd": 1.825
                 },
                 "train": {
                     "kernel_sets": 2,

@@ -11,6 +11,18 @@ import pytest
 from vitbias import chapters, noise, plan, profile, runs
 
 
+def test_a_glued_numbers_sd_below_one_step_is_rounded_up_to_one_significant_figure_instead():
+    assert noise.rounded_up_to_scale(0.000179) == 0.0002
+    assert noise.rounded_up_to_scale(0.000993) == 0.001
+    assert noise.rounded_up_to_scale(0.0035) == 0.004
+    assert noise.rounded_up_to_scale(0.004) == 0.004
+    assert noise.rounded_up_to_scale(0.0712) == noise.rounded_up(0.0712) == 0.075
+    assert noise.rounded_up_to_scale(0.0) == noise.rounded_up_to_scale(3e-11) == noise.FINEST == 1e-4
+    for bad in (-0.01, float("nan")):
+        with pytest.raises(ValueError, match="finite and non-negative"):
+            noise.rounded_up_to_scale(bad)
+
+
 def test_a_standard_deviation_is_rounded_up_to_the_step_and_never_below_one_step():
     assert noise.rounded_up(0.0712) == 0.075
     assert noise.rounded_up(0.075) == 0.075

@@ -42,6 +42,7 @@ from .recorded import RECORD_VARIABLE, KindSD, read_recorded, record_glued, reco
 
 MEASURED_MODULE = Path(__file__).with_name("noise_measured.py")
 STEP = 0.005  # sds are rounded up to this, and never below it: a test accuracy on 2,000 images resolves 0.0005
+FINEST = STEP / 50  # the finest sd of a glued kind (rounded_up_to_scale)
 PLACEHOLDER_SD = 1.0  # a kind not measured yet, while recording: wide enough that no band refuses the build
 GLUED = "glued values"  # the source of a kind measured from a chapter's glued numbers
 
@@ -70,7 +71,7 @@ def measure_glued(chapter: str, recorded: list[list[dict]], skip=()) -> dict[str
             raise ValueError(f"{chapter!r}: no glued number of kind {kind!r} has two or more seeds in every "
                              "run cache: its sd cannot be measured")
         sd, where = largest_sd(groups)
-        measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": where,
+        measured[kind] = {"sd": rounded_up_to_scale(sd), "measured": round(sd, 6), "largest_in": where,
                           "runs": sum(len(v) for v in groups.values()), "kernel_sets": len(recorded),
                           "from": GLUED}
     return measured
@@ -81,6 +82,21 @@ def rounded_up(sd: float) -> float:
     if not (sd >= 0 and math.isfinite(sd)):
         raise ValueError(f"a standard deviation must be finite and non-negative, got {sd!r}")
     return round(max(1, math.ceil(sd / STEP - 1e-9)) * STEP, 6)
+
+
+def rounded_up_to_scale(sd: float) -> float:
+    """``sd`` rounded up to :data:`STEP` (:func:`rounded_up`), or, below one step, to one significant
+    figure and never below :data:`FINEST`: a glued number may be far smaller than an accuracy (a relative
+    error of 0.002), and a band made of a whole step would be wider than the number itself; below
+    ``FINEST``, what differs is float rounding, of which no band is made."""
+    if not (sd >= 0 and math.isfinite(sd)):
+        raise ValueError(f"a standard deviation must be finite and non-negative, got {sd!r}")
+    if sd >= STEP:
+        return rounded_up(sd)
+    if sd <= FINEST:
+        return FINEST
+    scale = 10.0 ** math.floor(math.log10(sd))
+    return float(f"{math.ceil(sd / scale - 1e-9) * scale:.1g}")
 
 
 def largest_sd(groups: dict) -> tuple[float, object]:

@@ -45,7 +45,7 @@ MEASURED = {
                     "largest_in": "aconv_fit_conv_large",
                     "measured": 0.000179,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.0002
                 },
                 "error, convolution, small": {
                     "from": "glued values",
@@ -61,7 +61,7 @@ MEASURED = {
                     "largest_in": "aconv_fit_mult_large",
                     "measured": 0.000993,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.001
                 },
                 "error, multi-head, small": {
                     "from": "glued values",
@@ -85,7 +85,7 @@ MEASURED = {
                     "largest_in": "aconv_fit_conv_train_large",
                     "measured": 0.003492,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.004
                 },
                 "train, multi-head, large": {
                     "from": "glued values",
@@ -93,7 +93,7 @@ MEASURED = {
                     "largest_in": "aconv_fit_mult_train_large",
                     "measured": 0.003462,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.004
                 },
                 "train, multi-head, small": {
                     "from": "glued values",
@@ -101,7 +101,7 @@ MEASURED = {
                     "largest_in": "aconv_fit_mult_train_small",
                     "measured": 0.0,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.0001
                 }
             }
         },

@@ -147,7 +147,7 @@ def test_the_pretrained_vits_depth_difference_counts_only_when_a_paired_test_ove
     assert FOUND["loc_pre_first_px"] == pytest.approx(160 / 3)
     # the last layer farther in two seeds and nearer in the third: not resolved
     level = np.stack([np.full((2, 3), 100.0)] * 3)
-    level[:, 1] += np.array([5.0, 5.0, -8.0])[:, None]
+    level[:, 1] += np.array([0.2, 0.2, -0.35])[:, None]
     assert measured(pretrained={**inputs()["pretrained"], "distance": level})["loc_pre_depth_text"] == "about as far as"
     flat = {**inputs()["pretrained"], "near": -0.1 + WIGGLE[::-1], "far": 0.5 + WIGGLE}
     assert measured(pretrained=flat)["loc_pre_grid_text"] == "shows no clear grid"

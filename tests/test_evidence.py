@@ -26,6 +26,20 @@ def test_a_trained_mean_gets_the_band_of_its_seeds_and_a_wide_spread_is_refused(
         evidence.trained("acc", [0.1, 0.5, 0.9], 0.05, what="an accuracy")
 
 
+def test_a_sum_over_seeds_moves_n_times_as_far_as_their_mean_and_whole_counts_stay_whole():
+    total, entries = evidence.summed("heads", [9, 7, 8], 0.5, what="heads settled")
+    assert total == 24 and isinstance(total, int) and dict(entries)["heads"] == 24
+    assert dict(entries)["heads.tol"]["abs"] == 3 * evidence.band(0.5, 3)
+    _, entries = evidence.summed("heads", [0, 0, 0], 1e-4, what="heads that agreed in every seed")
+    assert dict(entries)["heads.tol"]["abs"] == 1.0  # a count may still move by one
+    total, _ = evidence.summed("weight", [0.25, 0.5], 0.1, what="a weight")
+    assert total == pytest.approx(0.75) and isinstance(total, float)
+    with pytest.raises(ValueError, match="spread"):
+        evidence.summed("heads", [0, 9, 0], 0.5, what="heads settled")
+    found = Evidence("a chapter")
+    assert found.summed("heads", [9, 9, 9], 0.5, what="heads settled") == 27 and found["heads"] == 27
+
+
 def test_evidence_keeps_entries_in_order_and_refuses_a_name_glued_twice():
     found = Evidence("a chapter")
     found.number("first", 1)

@@ -145,6 +145,37 @@ def band(one_run_sd: float, n: int = 1) -> float:
     return float(np.ceil(1000 * BAND_SDS * one_run_sd / np.sqrt(n)) / 1000)
 
 
+def _seed_values(name: str, samples, one_run_sd: float) -> np.ndarray:
+    """``samples`` (one value per seed) as an array, recorded under ``one_run_sd``'s kind while the noise
+    command records, else refused when they spread wider than :func:`spread_limit`."""
+    values = np.atleast_1d(np.asarray(samples, dtype=float))
+    if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
+        raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
+    record_glued(name, values, one_run_sd)
+    measuring = recording() is not None
+    if not measuring and len(values) > 1 and values.std(ddof=1) > spread_limit(one_run_sd, len(values)):
+        raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
+                         f"{len(values)} runs of the measured one-run sd {one_run_sd} reach once in "
+                         f"{1 / SPREAD_FALSE_ALARM:,.0f} builds: measure the spread again")
+    return values
+
+
+def summed(name: str, samples, one_run_sd: float, *, what: str) -> tuple[float, Entries]:
+    """The sum of a trained quantity over seeds (a count over the seeds' models), and its entries: a sum
+    of ``n`` runs moves ``n`` times as far as their mean, so its band is ``n`` times :func:`band`'s. The
+    samples are recorded and checked as :func:`trained`'s. A sum of whole counts is glued as an integer,
+    and its band is at least one: seeds that agreed on every count may still differ by one on another
+    CPU, which no sd measured from them can show."""
+    values = _seed_values(name, samples, one_run_sd)
+    n, total, width = len(values), float(values.sum()), len(values) * band(one_run_sd, len(values))
+    if np.all(values == np.round(values)):
+        total, width = int(round(total)), max(width, 1.0)
+    why = (f"{' '.join(what.split())}: a sum over {n} seeds; another CPU's summation order moves a training as "
+           f"a new seed would: {n} times {BAND_SDS} sd of their mean, one run's sd {one_run_sd:g} measured over "
+           "seeds and kernel sets" + (", and at least one for a count" if isinstance(total, int) else ""))
+    return total, number(name, total, abs=width, why=why)
+
+
 def trained(name: str, samples, one_run_sd: float, *, what: str) -> tuple[float, Entries]:
     """The mean of a trained quantity over seeds, and its entries with the band :func:`band`.
 
@@ -156,15 +187,7 @@ def trained(name: str, samples, one_run_sd: float, *, what: str) -> tuple[float,
     (:func:`vitbias.recorded.record_glued`), the values are recorded under
     ``one_run_sd``'s kind, and no spread is refused: it is what is measured.
     """
-    values = np.atleast_1d(np.asarray(samples, dtype=float))
-    if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
-        raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
-    record_glued(name, values, one_run_sd)
-    measuring = recording() is not None
-    if not measuring and len(values) > 1 and values.std(ddof=1) > spread_limit(one_run_sd, len(values)):
-        raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
-                         f"{len(values)} runs of the measured one-run sd {one_run_sd} reach once in "
-                         f"{1 / SPREAD_FALSE_ALARM:,.0f} builds: measure the spread again")
+    values = _seed_values(name, samples, one_run_sd)
     n = len(values)
     why = (f"{' '.join(what.split())}: {'a mean over ' + str(n) + ' seeds' if n > 1 else 'one run'}; another "
            f"CPU's summation order moves a training as a new seed would: {BAND_SDS} sd of the "
@@ -330,6 +353,12 @@ class Evidence:
         mean, entries = trained(name, samples, one_run_sd, what=what)
         self._add(entries)
         return mean
+
+    def summed(self, name: str, samples, one_run_sd: float, *, what: str) -> float:
+        """A sum over seeds with its band (:func:`summed`); returns the sum."""
+        total, entries = summed(name, samples, one_run_sd, what=what)
+        self._add(entries)
+        return total
 
     def compared(self, name: str, first, second, *, more: str, less: str, same: str,
                  paired: bool = False) -> str:

@@ -71,6 +71,38 @@ MEASURED = {
                     "runs": 6,
                     "sd": 0.175
                 },
+                "peak, attention, large": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "aconv_fit_peak_median",
+                    "measured": 0.050274,
+                    "runs": 6,
+                    "sd": 0.055
+                },
+                "peak, multi-head, large": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "aconv_fit_mult_peak_median",
+                    "measured": 0.022715,
+                    "runs": 6,
+                    "sd": 0.025
+                },
+                "settled, attention, large": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "aconv_fit_settled_total",
+                    "measured": 0.0,
+                    "runs": 6,
+                    "sd": 0.0001
+                },
+                "settled, multi-head, large": {
+                    "from": "glued values",
+                    "kernel_sets": 2,
+                    "largest_in": "aconv_fit_mult_settled_total",
+                    "measured": 1.032796,
+                    "runs": 6,
+                    "sd": 1.035
+                },
                 "train, attention, large": {
                     "from": "glued values",
                     "kernel_sets": 2,

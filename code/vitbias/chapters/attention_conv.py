@@ -25,7 +25,6 @@ FIGURE_ROWS = ("low", "mid", "high")  # the names of the figure's alphas, smalle
 SIZES, SEEDS = (1, 4, 16, 64), (0, 1, 2)
 ENDS = {"small": 0, "large": -1}  # the smallest and the largest size of the sweep
 SHORT = {"convolution": "conv", "attention": "atte", "multi-head": "mult"}
-WHERE_HEADS_STOP = "where the heads stop moves with the kernel set as a seed would"
 CONTENT_TEXT = {
     "less": "Gradient descent learned to set the content aside: on this task the content says nothing about "
             "where to look.",
@@ -44,13 +43,18 @@ READING = {
 }
 
 
+NUMBERS = ("error", "train", "content", "settled", "peak")  # what fit_sd measures a fit's sd of
+
+
 def fit_sd(number: str, layer: str, where: str):
     """One fit's sd of a number the page reports from the fits (``number``: ``"error"``, the relative test
-    error, ``"train"``, the training error, or ``"content"``, how far the content moves the heads; of
+    error, ``"train"``, the training error, ``"content"``, how far the content moves the heads,
+    ``"settled"``, how many heads settled on an offset, or ``"peak"``, the median over the heads of
+    the weight on their heaviest key; of
     ``layer``, one of :data:`vitbias.conv_fit.LAYERS`, at the sweep's ``where``: ``"small"`` or
     ``"large"``), measured from the glued numbers over the seeds and both kernel sets (``python -m
     tools.booktools noise --glued --chapter attention-conv``)."""
-    if number not in ("error", "train", "content") or layer not in conv_fit.LAYERS or where not in ENDS:
+    if number not in NUMBERS or layer not in conv_fit.LAYERS or where not in ENDS:
         raise ValueError(f"no fit sd of {number!r} of the {layer!r} layer at {where!r}")
     return noise.one_run_sd("attention-conv", f"{number}, {layer}, {where}")
 
@@ -324,14 +328,15 @@ def fitted_layers(evidence: Evidence, errors: dict, heads) -> None:
                               same=f"not distinguishable from the convolution's ({apart} apart, where a paired t test "
                                    f"over {{seeds}} seeds resolves only {resolvable} or more at 5 %)", paired=True)
     counts = np.array([conv_fit.settled_offsets(f.centres)[0] for f in heads])      # (seeds,)
-    evidence.number("aconv_fit_settled_total", int(counts.sum()), abs=6,
-                    why="where a head stops moves with the kernel set as a seed would; a change of two heads per seed")
+    evidence.summed("aconv_fit_settled_total", counts, fit_sd("settled", "attention", "large"),
+                    what="heads of the positional layer settled on their offset, over the seeds")
     evidence.number("aconv_fit_settled_possible", conv_fit.KERNEL**2 * len(SEEDS))
     evidence.verdict("aconv_fit_settled_text",
                      "in no seed did the nine heads settle on the nine offsets" if counts.max() < conv_fit.KERNEL**2
                      else "in at least one seed the nine heads settled on the nine offsets")
-    peaks = np.concatenate([conv_fit.peak_weights(f.centres, f.alphas) for f in heads])
-    evidence.number("aconv_fit_peak_median", float(np.median(peaks)), abs=0.15, why=WHERE_HEADS_STOP)
+    peaks = [np.median(conv_fit.peak_weights(f.centres, f.alphas)) for f in heads]   # (seeds,)
+    evidence.trained("aconv_fit_peak_median", peaks, fit_sd("peak", "attention", "large"),
+                     what="median weight of a positional head on its heaviest key, a seed's median")
     evidence.verdict("aconv_fit_reading_text", READING[_reading(counts, errors["attention"][-1],
                                                                 errors["convolution"][-1])])
     evidence.claim("the convolution's error falls as the images grow, on average over the seeds",
@@ -374,13 +379,14 @@ def multi_head_layer(evidence: Evidence, keyed: dict) -> None:
         evidence.trained(f"aconv_fit_content_{where}", content[end], fit_sd("content", "multi-head", where),
                          what=f"how far the content moves the multi-head layer's attention at {SIZES[end]} images")
     settled = np.array([conv_fit.settled_offsets(f.centres)[0] for f in multi[SIZES[-1]]])   # (seeds,)
-    evidence.number("aconv_fit_mult_settled_total", int(settled.sum()), abs=6,
-                    why="where a head's biases peak moves with the kernel set as a seed would; two heads per seed")
+    evidence.summed("aconv_fit_mult_settled_total", settled, fit_sd("settled", "multi-head", "large"),
+                    what="heads of the multi-head layer whose biases peak on their offset, over the seeds")
     evidence.verdict("aconv_fit_mult_grid_text",
                      "in every seed the biases found the whole grid" if settled.min() == conv_fit.KERNEL**2
                      else "the biases found the grid only in part")
-    peaks = np.concatenate([f.peaks for f in multi[SIZES[-1]]])
-    evidence.number("aconv_fit_mult_peak_median", float(np.median(peaks)), abs=0.1, why=WHERE_HEADS_STOP)
+    peaks = [np.median(f.peaks) for f in multi[SIZES[-1]]]                     # (seeds,)
+    evidence.trained("aconv_fit_mult_peak_median", peaks, fit_sd("peak", "multi-head", "large"),
+                     what="median weight of a multi-head layer's head's biases on its favourite key, a seed's median")
     # Within 0.03 of the noise floor, and never below it by much: that would be memorising the noise.
     evidence.claim("at the largest size every layer fits its training set as far as the noise allows",
                    all(np.all(np.abs(train_error[name] - floors) < 0.03) for name in conv_fit.LAYERS))

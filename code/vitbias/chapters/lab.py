@@ -12,7 +12,6 @@ from .. import cost, locality, models, noise, plan, runs
 from .. import lab as challenge
 from .. import literature as lit
 from ..evidence import Evidence
-from .crossover import probe_sd
 
 LOST_MARGIN = 0.02  # closer than this, the two embeddings keep about as much of the patch
 KEPT = {"more": "the pretrained embedding keeps more of the patch than random weights of the same width",
@@ -193,9 +192,10 @@ def linear_probe(found: Evidence, budget, probe: dict, vit_accuracy) -> None:
     ``(sizes, seeds)``)."""
     found.number("lab_probe_labels", budget.probe_labels)
     # The crossover chapter's probes, on the same seeds' pretraining runs and labels: its measured sds.
-    found.trained("lab_probe_pretrained", probe["pretrained"], probe_sd("pretrained"),
+    probe_sd = {name: noise.one_run_sd("crossover", f"probe, {name}") for name in probe}
+    found.trained("lab_probe_pretrained", probe["pretrained"], probe_sd["pretrained"],
                   what="linear-probe accuracy on a pretrained ViT's features, its seed's pretraining run and labels")
-    found.trained("lab_probe_random", probe["random weights"], probe_sd("random weights"),
+    found.trained("lab_probe_random", probe["random weights"], probe_sd["random weights"],
                   what="linear-probe accuracy on random weights drawn after the seed, on its labels")
     found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)],
                   _one_run_sd()["vit"], what="test accuracy of the ViT trained end to end on the probe's labels")

@@ -359,7 +359,8 @@ def test_attention_weights_for_too_few_tokens_are_refused():
 def test_timings_are_glued_unchecked_and_their_ranking_is_the_claim():
     macs = {"224 / 16": 1.5e9, "224 / 8": 6e9, "448 / 8": 30e9}
     seconds = {"224 / 16": np.array([0.02, 0.01]), "224 / 8": np.array([0.05]), "448 / 8": np.array([0.4])}
-    times = chapter.measure_times(seconds, macs)
+    times = Evidence("patches")
+    chapter.timings(times, seconds, macs)
     assert times["patches_time_ms_224_16"] == pytest.approx(10.0)
     assert times["patches_time_gmacs_per_s_224_16"] == pytest.approx(150.0)
     assert times.entries["patches_time_ms_224_16.tol"]["unchecked"]
@@ -367,12 +368,14 @@ def test_timings_are_glued_unchecked_and_their_ranking_is_the_claim():
     assert times["patches_time_ratio_predicted"] == 20.0
     assert times.claims["more predicted work took more time, in the table's order"]
     seconds["224 / 8"] = np.array([0.5])
-    assert not chapter.measure_times(seconds, macs).claims["more predicted work took more time, in the table's order"]
+    slower = Evidence("patches")
+    chapter.timings(slower, seconds, macs)
+    assert not slower.claims["more predicted work took more time, in the table's order"]
 
 
 def test_timings_missing_a_setting_are_refused():
     with pytest.raises(ValueError, match="timings need the settings"):
-        chapter.measure_times({"224 / 16": [0.01]}, {"224 / 16": 1e9})
+        chapter.timings(Evidence("patches"), {"224 / 16": [0.01]}, {"224 / 16": 1e9})
 
 
 def test_a_standard_size_counted_otherwise_than_timm_fails_its_claim():

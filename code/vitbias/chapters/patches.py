@@ -387,8 +387,9 @@ def vit_l16_resolutions(found: Evidence) -> None:
                            (tokens_384 / tokens_224) ** 2))
 
 
-def measure_times(seconds: dict, macs: dict) -> Evidence:
-    """The timings of one ViT-B block at the settings of :data:`TIMED`, never compared.
+def timings(found: Evidence, seconds: dict, macs: dict) -> None:
+    """The timings of one ViT-B block at the settings of :data:`TIMED` (``patches_time_*``), glued
+    unchecked, and the claim on their ranking.
 
     ``seconds``: setting -> the seconds of each timed run, ``(repeats,)``;
     ``macs``: setting -> the multiply-adds of the timed model.
@@ -396,7 +397,6 @@ def measure_times(seconds: dict, macs: dict) -> Evidence:
     if set(seconds) != set(TIMED) or set(macs) != set(TIMED):
         raise ValueError(f"timings need the settings {TIMED}, got {sorted(seconds)} and {sorted(macs)}")
     fastest = {label: np.min(seconds[label]) for label in TIMED}
-    found = Evidence("patches")
     for label in TIMED:
         key = label.replace(" / ", "_")
         found.timing(f"patches_time_ms_{key}", 1000 * fastest[label], why=TIMING)
@@ -406,7 +406,6 @@ def measure_times(seconds: dict, macs: dict) -> Evidence:
     found.number("patches_time_ratio_predicted", macs["448 / 8"] / macs["224 / 16"])
     found.claim("more predicted work took more time, in the table's order",
                 fastest["224 / 16"] < fastest["224 / 8"] < fastest["448 / 8"])
-    return found
 
 
 def position_resize(found: Evidence, table_old: torch.Tensor, table_new: torch.Tensor, difference: float) -> None:
@@ -554,7 +553,7 @@ def measure(budget, *, b16: dict, timm_counts: dict[str, int], checks: dict, dif
             embedding: dict, jigsaw: dict, kept, errors: dict[str, float], patch_count: int, cost_rows,
             crossover: float, forward_b16: dict[str, int], timm_macs: int, resize: dict, cell: dict,
             spreads: dict[str, float], registers: dict, swin: dict, hand_out: dict, hand: dict) -> Evidence:
-    """The chapter's evidence from what its cells computed, every timing excepted (:func:`measure_times`):
+    """The chapter's evidence from what its cells computed, every timing excepted (:func:`timings`):
     the section functions above, in the page's order.
 
     ``budget``: the quick profile's, whose ViT the chapter's experiments train. Each other argument is

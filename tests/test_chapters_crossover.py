@@ -95,9 +95,9 @@ def test_the_tinyvit_passes_the_cnn_only_in_the_worlds_where_it_ends_ahead(found
 
 def test_a_seed_that_does_not_learn_its_smallest_set_breaks_the_claim():
     key = ("cnn", SIZES[0], BUDGET.seeds[0], "plain")
-    found = measure(BUDGET, made_up_runs({key: run(CNN[0], train_accuracy=0.9)}), BUILT)
+    found = measure(BUDGET, made_up_runs({key: run(CNN[0], train_accuracy=0.94)}), BUILT)
     assert not found.claims["both models learn their smallest training set by heart, every seed at least 0.95"]
-    assert found["cross_cnn_train_acc_min_0"] == 0.9
+    assert found["cross_cnn_train_acc_min_0"] == 0.94
 
 
 def test_a_last_rung_that_costs_the_cnn_nothing_breaks_the_claims_and_changes_the_verdict():

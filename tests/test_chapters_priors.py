@@ -211,7 +211,7 @@ def test_hard_locality_below_the_plain_vit_on_shuffled_images_is_counted_as_hurt
     local = np.array([0.30, 0.31, 0.30])
     shuffled = {"CNN": VIT - 0.2, chapter.FINE: VIT, chapter.LOCAL: local}
     found = evidence()
-    chapter.shuffled_images(found, shuffled, VIT, local + 0.2)
+    chapter.shuffled_images(found, BUDGET, shuffled, VIT, local + 0.2)
     assert found["prior_shuffled_sides_text"] == (
         "On shuffled images, where the grid prior is false, no route is above the plain ViT on its grid "
         "and one route is below it (local (radius 1)).")

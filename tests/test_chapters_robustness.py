@@ -64,7 +64,7 @@ def inputs(*, random_vit=0.8, erasing_on_noise=0.6, clean_cnn=0.99, vit_kept=0.7
             curves[name, variant] = np.stack([curve + d for d in seeds_of(0.0, key=10 * k + j)])
     attack = {"accuracy": {name: seeds_of(0.3, key=40 + k) for k, name in enumerate(chapter.RUN_OF)},
               "steps": 3, "epsilon": 2 / 255, "images": images(300)}
-    cnn = "CNN, 1,000 images"
+    cnn = "CNN, 800 images"  # the matched CNN is the crossover chapter's, at one of its sizes
     runs = {name: [SimpleNamespace(accuracy=a) for a in seeds_of(0.8, key=50 + k)]
             for k, name in enumerate(("ViT", "ViT, conv stem", cnn))}
     kept = {}
@@ -72,7 +72,7 @@ def inputs(*, random_vit=0.8, erasing_on_noise=0.6, clean_cnn=0.99, vit_kept=0.7
         for column in (GRID, OFF, *EPSILONS):
             kept[name, column] = seeds_of(vit_kept if name == "ViT" else 0.5, key=60 + k)
     matched = {"runs": runs, "partner": {"ViT": cnn, "ViT, conv stem": cnn},
-               "size": {"ViT": 1000, "ViT, conv stem": 1000}, "kept": kept, "epsilons": EPSILONS, "steps": 10}
+               "size": {"ViT": 800, "ViT, conv stem": 800}, "kept": kept, "epsilons": EPSILONS, "steps": 10}
     return {"budget": budget(), "done": done, "conflict": images(1000), "bias": bias,
             "occlusion": {"curves": curves, "fractions": FRACTIONS, "images": images(500)},
             "attack": attack, "matched": matched}
@@ -113,7 +113,7 @@ def test_setup_numbers_are_exact_and_trained_means_carry_a_band():
     found = found_with()
     assert found["rob_chance"] == 0.2 and found["rob_n_occluded"] == 500 and found["rob_n_attacked"] == 300
     assert (found["rob_partly_low"], found["rob_partly_high"]) == (25.0, 75.0)
-    assert found["rob_pgd_eps_pixels"] == 2 and found["rob_match_vit_cnn_size"] == 1000
+    assert found["rob_pgd_eps_pixels"] == 2 and found["rob_match_vit_cnn_size"] == 800
     assert found["rob_bias_cnn_random"] == pytest.approx(0.8 + np.mean(seeds_of(0.0, key=2)))
     assert found.entries["rob_bias_cnn_random.tol"]["abs"] > 0
 

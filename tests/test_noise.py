@@ -55,19 +55,46 @@ def _without_seed(config):
 def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_else():
     budget = profile.budget("quick")
     kinds = chapters.noise_groups("crossover", budget)
-    assert set(kinds) == {"cnn", "vit", "vit, largest set", "train"}
-    assert list(kinds["vit, largest set"]) == [("vit", budget.train_sizes[-1], "plain")]
-    halves = kinds["vit"][("vit", "half steps")]
-    assert ("vit", "half steps") in kinds["train"] and ("vit", "recipe") in kinds["vit"]
+    sized = {noise.accuracy_kind(m, n) for m in ("cnn", "vit") for n in budget.train_sizes}
+    others = {"cnn, recipe switched", "vit, recipe switched", "vit, half steps", "train", "train, recipe switched",
+              "train, half steps"}
+    assert set(kinds) == sized | others
+    assert list(kinds["vit, half steps"]) == [("vit", "half steps")]
+    halves = kinds["vit, half steps"][("vit", "half steps")]
     assert sorted(c["data"]["seed"] for c in halves) == sorted(budget.seeds)
     assert all(_without_seed(c) == _without_seed(halves[0]) for c in halves)
-    for configs in kinds["train"].values():
+    every = {name: configs for kind in kinds.values() for name, configs in kind.items()}
+    for configs in every.values():
         assert len(configs) == len(budget.seeds)
         assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
         assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
-    assert set(kinds["cnn"]) | set(kinds["vit"]) == set(kinds["train"])
-    assert all(c["model"]["kind"] == "cnn" for g in kinds["cnn"].values() for c in g)
-    assert all(c["model"]["kind"] == "vit" for g in kinds["vit"].values() for c in g)
+    trained = {name for kind in kinds if kind.startswith("train") for name in kinds[kind]}
+    tested = {name for kind in kinds if not kind.startswith("train") for name in kinds[kind]}
+    assert trained == tested == set(every)  # every group once as a test and once as a training accuracy
+
+
+def test_a_crossover_size_kind_holds_that_models_runs_at_that_size_in_every_world_trained_there():
+    budget = profile.budget("quick")
+    kinds = chapters.noise_groups("crossover", budget)
+    for m in ("cnn", "vit"):
+        for n in budget.train_sizes:
+            groups = kinds[noise.accuracy_kind(m, n)]
+            assert ("plain" in {world for _, _, world in groups}) and all(name[:2] == (m, n) for name in groups)
+            assert all(c["model"]["kind"] == m and c["data"]["train"] == n for g in groups.values() for c in g)
+    assert len(kinds[noise.accuracy_kind("cnn", budget.train_sizes[0])]) == len(plan.ladder(budget))
+
+
+def test_a_kind_is_named_by_model_and_size_and_bad_names_are_refused():
+    assert noise.accuracy_kind("vit", 2000) == "vit, 2,000 images"
+    assert noise.accuracy_kind("cnn", "recipe switched") == "cnn, recipe switched"
+    for model, where in (("mlp", 50), ("vit", 0), ("vit", "halfway"), ("cnn", True), ("cnn", 12.5)):
+        with pytest.raises(ValueError):
+            noise.accuracy_kind(model, where)
+
+
+def test_a_kind_named_train_reads_training_accuracy_and_any_other_test_accuracy():
+    assert noise.metric_of("train") == noise.metric_of("train, half steps") == "train_accuracy"
+    assert noise.metric_of("vit, 50 images") == noise.metric_of("trained shift") == "test_accuracy"
 
 
 def _fake_cache(folder, budget, planted):
@@ -89,10 +116,12 @@ def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_p
     _fake_cache(tmp_path / "other", budget, (group, [0.70, 0.80, 0.90]))
     measured = noise.measure(chapters.noise_groups("crossover", budget), [tmp_path / "own", tmp_path / "other"])
     expected = np.std([0.7, 0.8, 0.9] * 2, ddof=1)
-    assert measured["vit"]["measured"] == pytest.approx(expected, abs=1e-6)
-    assert measured["vit"]["sd"] == noise.rounded_up(expected)
-    assert measured["vit"]["largest_in"] == " / ".join(map(str, group))
-    assert measured["cnn"]["sd"] == noise.STEP and measured["train"]["sd"] == noise.STEP
+    largest = noise.accuracy_kind("vit", budget.train_sizes[-1])
+    assert measured[largest]["measured"] == pytest.approx(expected, abs=1e-6)
+    assert measured[largest]["sd"] == noise.rounded_up(expected)
+    assert measured[largest]["largest_in"] == " / ".join(map(str, group))
+    others = set(measured) - {largest}
+    assert others and all(measured[kind]["sd"] == noise.STEP for kind in others)  # only that size is wide
     trained = chapters.noise_groups("crossover", budget)["train"]
     assert measured["train"]["runs"] == 2 * sum(len(g) for g in trained.values())
 
@@ -126,8 +155,8 @@ def test_a_profile_without_its_own_measurement_takes_the_quick_ones_and_says_so(
         pytest.fail("the full profile has a measurement now: test its own values instead")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sd = noise.one_run_sd("crossover", "vit", "full")
-    assert sd == noise.one_run_sd("crossover", "vit", "quick")
+        sd = noise.one_run_sd("crossover", "train", "full")
+    assert sd == noise.one_run_sd("crossover", "train", "quick")
     assert any("using the quick profile's" in str(w.message) for w in caught)
 
 
@@ -151,7 +180,8 @@ def test_the_noise_command_writes_this_profiles_measurement_beside_the_others(tm
     exec(module.read_text(), namespace)
     assert namespace["MEASURED"]["quick"]["crossover"] == record
     assert namespace["MEASURED"]["quick"]["symmetry"] == noise.measured_table()["quick"]["symmetry"]  # kept
-    assert record["kernel_sets"] == 1 and record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05)
+    smallest = noise.accuracy_kind("cnn", profile.budget("quick").train_sizes[0])
+    assert record["kernel_sets"] == 1 and record["kinds"][smallest]["sd"] == noise.rounded_up(0.05)
     assert set(namespace["MEASURED"]) >= set(noise.measured_table())  # the other profiles' are kept
     with pytest.raises(ValueError, match="no run cache"):
         booktools.write_noise("quick", [tmp_path / "absent"], module=module, chapters=["crossover"])
@@ -162,9 +192,10 @@ def test_one_kind_is_measured_again_and_the_chapters_other_kinds_are_kept_as_the
 
     budget, module = one_planted_cache
     before = noise.measured_table()["quick"]["crossover"]
-    record = booktools.write_noise("quick", [], module=module, chapters=["crossover"], kinds=["cnn"])["crossover"]
-    assert record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05) and record["kinds"]["cnn"]["kernel_sets"] == 1
-    for kind in set(before["kinds"]) - {"cnn"}:
+    smallest = noise.accuracy_kind("cnn", budget.train_sizes[0])
+    record = booktools.write_noise("quick", [], module=module, chapters=["crossover"], kinds=[smallest])["crossover"]
+    assert record["kinds"][smallest]["sd"] == noise.rounded_up(0.05) and record["kinds"][smallest]["kernel_sets"] == 1
+    for kind in set(before["kinds"]) - {smallest}:
         assert record["kinds"][kind] == {"kernel_sets": before["kernel_sets"], **before["kinds"][kind]}
     assert record["kernel_sets"] == 1  # the fewest over its kinds
     with pytest.raises(ValueError, match="no kinds"):
@@ -236,9 +267,9 @@ def test_each_robustness_model_is_a_kind_over_its_conditions_and_recipes():
 
 
 def test_one_run_sd_names_its_chapter_and_kind_and_arithmetic_on_it_names_none():
-    sd = noise.one_run_sd("crossover", "vit", "quick")
-    assert isinstance(sd, noise.KindSD) and (sd.chapter, sd.kind) == ("crossover", "vit")
-    assert sd == noise.measured_table()["quick"]["crossover"]["kinds"]["vit"]["sd"]
+    sd = noise.one_run_sd("crossover", "train", "quick")
+    assert isinstance(sd, noise.KindSD) and (sd.chapter, sd.kind) == ("crossover", "train")
+    assert sd == noise.measured_table()["quick"]["crossover"]["kinds"]["train"]["sd"]
     for derived in (np.hypot(sd, sd), np.sqrt(2) * sd, sd * 2, sd + 0.0):
         assert not isinstance(derived, noise.KindSD)
 
@@ -359,4 +390,5 @@ def test_measuring_a_chapter_from_the_run_cache_again_keeps_its_kinds_of_glued_n
     monkeypatch.setattr(noise_measured, "MEASURED", table)
     record = booktools.write_noise("quick", [], module=module, chapters=["crossover"])["crossover"]
     assert record["kinds"]["exponent"] == {"kernel_sets": table["quick"]["crossover"]["kernel_sets"], **glued}
-    assert record["kinds"]["cnn"]["sd"] == noise.rounded_up(0.05)
+    assert record["kinds"][noise.accuracy_kind("cnn", profile.budget("quick").train_sizes[0])]["sd"] == \
+        noise.rounded_up(0.05)

@@ -144,7 +144,11 @@ def group_values(groups: dict, folders, metric: str) -> dict:
     return found
 
 
-METRIC = {"train": "train_accuracy"}  # any other kind is a test accuracy
+def metric_of(kind: str) -> str:
+    """The metric a kind of run-cache number reads: ``"train"`` and ``"train, ..."`` are training
+    accuracies, any other kind a test accuracy."""
+    return "train_accuracy" if kind == "train" or kind.startswith("train, ") else "test_accuracy"
+
 
 
 def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]:
@@ -159,13 +163,26 @@ def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]
     for kind, groups in everything.items():
         if kinds is not None and kind not in kinds:
             continue
-        values = group_values(groups, folders, METRIC.get(kind, "test_accuracy"))
+        values = group_values(groups, folders, metric_of(kind))
         sd, where = largest_sd(values)
         keys = [_runs.run_key(c) for configs in groups.values() for c in configs]
         sets = sum(1 for folder in folders if any((Path(folder) / key).is_dir() for key in keys))
         measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": " / ".join(map(str, where)),
                           "runs": sum(len(v) for v in values.values()), "kernel_sets": sets}
     return measured
+
+
+def accuracy_kind(model: str, where) -> str:
+    """The crossover chapter's kind of ``model``'s test accuracy (``"cnn"``, ``"vit"``) at ``where``: a
+    training-set size (every world trained there, ``"vit, 800 images"``), ``"recipe switched"`` or
+    ``"half steps"``. Another chapter that reads the crossover's runs takes its sd by this name."""
+    if model not in _profile.STEP_MODELS:
+        raise ValueError(f"model must be one of {_profile.STEP_MODELS}, got {model!r}")
+    if isinstance(where, (int, np.integer)) and not isinstance(where, bool) and where >= 1:
+        return f"{model}, {int(where):,} images"
+    if where in ("recipe switched", "half steps"):
+        return f"{model}, {where}"
+    raise ValueError(f"where must be a training-set size, 'recipe switched' or 'half steps', got {where!r}")
 
 
 def module_source(measured: dict) -> str:

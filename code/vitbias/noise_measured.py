@@ -140,12 +140,47 @@ MEASURED = {
         "crossover": {
             "kernel_sets": 2,
             "kinds": {
-                "cnn": {
+                "cnn, 125 images": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / 125 / plain",
                     "measured": 0.06517,
-                    "runs": 99,
+                    "runs": 30,
                     "sd": 0.07
+                },
+                "cnn, 2,000 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / 2000 / + pixels in 2 x 2 blocks",
+                    "measured": 0.014776,
+                    "runs": 30,
+                    "sd": 0.015
+                },
+                "cnn, 300 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / 300 / patches shuffled",
+                    "measured": 0.04084,
+                    "runs": 30,
+                    "sd": 0.045
+                },
+                "cnn, 50 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / 50 / plain",
+                    "measured": 0.034833,
+                    "runs": 30,
+                    "sd": 0.035
+                },
+                "cnn, 800 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / 800 / + pixels in 2 x 2 blocks",
+                    "measured": 0.029464,
+                    "runs": 36,
+                    "sd": 0.03
+                },
+                "cnn, recipe switched": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / recipe switched",
+                    "measured": 0.056042,
+                    "runs": 6,
+                    "sd": 0.06
                 },
                 "exponent": {
                     "from": "glued values",
@@ -173,22 +208,71 @@ MEASURED = {
                 },
                 "train": {
                     "kernel_sets": 2,
-                    "largest_in": "vit / recipe",
-                    "measured": 0.065483,
-                    "runs": 144,
-                    "sd": 0.07
+                    "largest_in": "cnn / 2000 / + pixels in 8 x 8 blocks",
+                    "measured": 0.011165,
+                    "runs": 198,
+                    "sd": 0.015
                 },
-                "vit": {
+                "train, half steps": {
                     "kernel_sets": 2,
-                    "largest_in": "vit / 800 / plain",
-                    "measured": 0.092799,
-                    "runs": 45,
-                    "sd": 0.095
+                    "largest_in": "vit / half steps",
+                    "measured": 0.023351,
+                    "runs": 6,
+                    "sd": 0.025
                 },
-                "vit, largest set": {
+                "train, recipe switched": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / recipe switched",
+                    "measured": 0.054884,
+                    "runs": 12,
+                    "sd": 0.055
+                },
+                "vit, 125 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / 125 / plain",
+                    "measured": 0.01454,
+                    "runs": 6,
+                    "sd": 0.015
+                },
+                "vit, 2,000 images": {
                     "kernel_sets": 2,
                     "largest_in": "vit / 2000 / plain",
                     "measured": 0.01442,
+                    "runs": 6,
+                    "sd": 0.015
+                },
+                "vit, 300 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / 300 / plain",
+                    "measured": 0.015153,
+                    "runs": 12,
+                    "sd": 0.02
+                },
+                "vit, 50 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / 50 / plain",
+                    "measured": 0.022335,
+                    "runs": 6,
+                    "sd": 0.025
+                },
+                "vit, 800 images": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / 800 / plain",
+                    "measured": 0.092799,
+                    "runs": 12,
+                    "sd": 0.095
+                },
+                "vit, half steps": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / half steps",
+                    "measured": 0.069282,
+                    "runs": 6,
+                    "sd": 0.07
+                },
+                "vit, recipe switched": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / recipe switched",
+                    "measured": 0.013302,
                     "runs": 6,
                     "sd": 0.015
                 }

@@ -42,12 +42,19 @@ TOO_CLOSE = ("cannot be told apart ({apart:.3f} apart, where {seeds} seeds resol
              "{resolvable:.3f} or more) from")
 
 
-def one_run_sds() -> dict:
-    """One run's sd by kind (:func:`vitbias.noise.one_run_sd`), the largest over this chapter's groups of
-    runs that differ only by seed, pooled over kernel sets: each model's test accuracy (``"cnn"``,
-    ``"vit"``), training accuracy (``"train"``) and the TinyViT's on the largest set."""
-    found = {kind: noise.one_run_sd("crossover", kind) for kind in ("cnn", "vit", "train")}
-    found["vit, largest set"] = noise.one_run_sd("crossover", "vit, largest set")
+def one_run_sds(budget) -> dict:
+    """One run's sd by kind (:func:`vitbias.noise.one_run_sd`): ``(model, where)`` -> the sd of that
+    model's test accuracy at ``where``, each size of ``budget`` (the largest over the worlds trained
+    there), ``"recipe switched"`` and, for the TinyViT, ``"half steps"``
+    (:func:`vitbias.noise.accuracy_kind`); ``"train"``, ``("train", where)`` -> training accuracy of
+    the runs that fit, of the recipe switched and of the half steps. Each measured over the seeds and
+    both kernel sets."""
+    found = {"train": noise.one_run_sd("crossover", "train")}
+    for where in ("recipe switched", "half steps"):
+        found["train", where] = noise.one_run_sd("crossover", f"train, {where}")
+    for m in MODELS:
+        for where in (*budget.train_sizes, "recipe switched", *(("half steps",) if m == "vit" else ())):
+            found[m, where] = noise.one_run_sd("crossover", noise.accuracy_kind(m, where))
     return found
 
 
@@ -151,7 +158,7 @@ def measure(budget, done: dict, built: dict) -> Evidence:
     _check_runs(budget, done)
     if set(built) != set(MODELS):
         raise ValueError(f"built must map {tuple(MODELS)} to their models, got {tuple(built)}")
-    found, sd = Evidence("crossover"), one_run_sds()
+    found, sd = Evidence("crossover"), one_run_sds(budget)
     accuracy = {m: curve(done, budget, m) for m in MODELS}
     fitted = {m: curve(done, budget, m, metric="train_accuracy") for m in MODELS}
     _testbed(found, budget)
@@ -219,9 +226,9 @@ def _curves(found: Evidence, budget, accuracy: dict, fitted: dict, sd: dict) -> 
     sizes = budget.train_sizes
     for m, name in MODELS.items():
         for i, n in enumerate(sizes):
-            found.trained(f"cross_{m}_acc_{i}", accuracy[m][i], sd[m],
+            found.trained(f"cross_{m}_acc_{i}", accuracy[m][i], sd[m, n],
                           what=f"test accuracy of the {name} trained on {n:,} images")
-        found.trained(f"cross_{m}_acc_last", accuracy[m][-1], sd[m],
+        found.trained(f"cross_{m}_acc_last", accuracy[m][-1], sd[m, sizes[-1]],
                       what=f"test accuracy of the {name} trained on the largest set")
         for tag, i in (("0", 0), ("last", -1)):
             found.trained(f"cross_{m}_train_acc_{tag}", fitted[m][i], sd["train"],
@@ -290,13 +297,13 @@ def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: di
     found.number("cross_steps_limited_at", LIMITED)
     found.number("cross_half_steps", half[0].config["train"]["steps"])
     # Stopped at half its steps on the largest set, the TinyViT is mid-way through its fastest gains and
-    # moves far more from one CPU to another than a fitted run: one group of the "vit" kind, it takes that
-    # kind's sd. The gain of a seed from half to all of its steps is the difference of two runs.
-    found.trained("cross_vit_half_acc", [run.accuracy for run in half], sd["vit"],
+    # moves more from one CPU to another than a fitted run: its own kind. The gain of a seed from half to
+    # all of its steps is the difference of two runs.
+    found.trained("cross_vit_half_acc", [run.accuracy for run in half], sd["vit", "half steps"],
                   what="test accuracy of the TinyViT on the largest set with half its steps")
-    found.trained("cross_steps_doubling_gain", gains, float(np.hypot(sd["vit, largest set"], sd["vit"])),
+    found.trained("cross_steps_doubling_gain", gains, float(np.hypot(sd["vit", sizes[-1]], sd["vit", "half steps"])),
                   what="what doubling the TinyViT's steps on the largest set gains, seed by seed")
-    found.trained("cross_half_fit", [run.train_accuracy for run in half], sd["train"],
+    found.trained("cross_half_fit", [run.train_accuracy for run in half], sd["train", "half steps"],
                   what="training accuracy of the TinyViT on the largest set with half its steps")
     found.compared("cross_steps_reading", gains, LIMITED, **STEPS_READING)
     first = _for_good([compare(a, accuracy["vit"][-1]) == "more" for a in accuracy["cnn"]])
@@ -357,10 +364,10 @@ def _worlds(found: Evidence, budget, done: dict, accuracy: dict, sd: dict) -> No
     cnn_fit_in = {w: curve(done, budget, "cnn", w, "train_accuracy") for w in ladder}
     for world in ladder:
         for i, tag in ((0, "0"), (-1, "last")):
-            found.trained(f"cross_world_{world_slug(world)}_cnn_{tag}", cnn_in[world][i], sd["cnn"],
+            found.trained(f"cross_world_{world_slug(world)}_cnn_{tag}", cnn_in[world][i], sd["cnn", sizes[i]],
                           what=f"test accuracy of the CNN in the world {world!r} at {sizes[i]:,} images")
     for i, tag in ((0, "0"), (-1, "last")):
-        found.trained(f"cross_world_top_cnn_{tag}", cnn_in[most_scrambled][i], sd["cnn"],
+        found.trained(f"cross_world_top_cnn_{tag}", cnn_in[most_scrambled][i], sd["cnn", sizes[i]],
                       what=f"test accuracy of the CNN in the most scrambled world at {sizes[i]:,} images")
     world, i = min(((w, i) for w in ladder for i in range(len(sizes))), key=lambda wi: cnn_fit_in[wi[0]][wi[1]].mean())
     lowest = found.trained("cross_world_cnn_fit_min", cnn_fit_in[world][i], sd["train"],
@@ -422,13 +429,13 @@ def _theorem_and_control(found: Evidence, budget, done: dict, sd: dict) -> None:
     found.number("cross_vit_margin", MARGIN)
     found.number("cross_alpha", ALPHA)
     vit_in = {w: np.array([done["vit", n, s, w].accuracy for s in seeds]) for w in ("plain", most_scrambled)}
-    found.trained("cross_top_vit", vit_in[most_scrambled], sd["vit"],
+    found.trained("cross_top_vit", vit_in[most_scrambled], sd["vit", n],
                   what=f"test accuracy of the TinyViT in the most scrambled world at {n:,} images")
-    found.trained("cross_plain_vit", vit_in["plain"], sd["vit"],
+    found.trained("cross_plain_vit", vit_in["plain"], sd["vit", n],
                   what=f"test accuracy of the TinyViT on the plain images at {n:,} images")
     cnn_cost = np.array([done["cnn", n, s, "plain"].accuracy - done["cnn", n, s, most_scrambled].accuracy
                          for s in seeds])
-    found.trained("cross_top_cnn_cost", cnn_cost, sd["cnn"] * np.sqrt(2),
+    found.trained("cross_top_cnn_cost", cnn_cost, sd["cnn", n] * np.sqrt(2),
                   what=f"the small CNN's accuracy on the plain images minus in the most scrambled world, "
                        f"{n:,} images")
     found.equivalent("cross_top_vit_equal", vit_in[most_scrambled], vit_in["plain"], MARGIN,
@@ -439,7 +446,7 @@ def _theorem_and_control(found: Evidence, budget, done: dict, sd: dict) -> None:
                    for m in MODELS for w in ("plain", *controls)}
     for c, world in enumerate(controls):  # the glued names number the controls
         for m in MODELS:
-            found.trained(f"cross_control_{c}_{m}", control_acc[m, world], sd[m],
+            found.trained(f"cross_control_{c}_{m}", control_acc[m, world], sd[m, control_n],
                           what=f"test accuracy of the {MODELS[m]} in the control world {world!r}")
             found.compared(f"cross_control_{c}_{m}_text", control_acc[m, world] - control_acc[m, "plain"], 0.0,
                            more="above", less="below",
@@ -469,7 +476,8 @@ def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
            for m in MODELS for aug in (False, True) for kind in ("test", "train")}
     for (m, aug, kind), values in acc.items():
         found.trained(f"cross_recipe_{m}_{'aug' if aug else 'plain'}_{kind}", values,
-                      sd["train" if kind == "train" else m],
+                      sd[("train" if kind == "train" else m, "recipe switched")] if aug != augment
+                      else sd["train"] if kind == "train" else sd[m, n],
                       what=f"{kind} accuracy of the {MODELS[m]} at {n:,} images, "
                            f"{'with' if aug else 'without'} crop and flip")
     found.claim(f"without crop and flip both models learn the recipe's set by heart, every seed at least "
@@ -479,7 +487,8 @@ def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
                                                 > GENERALISES_WORSE for m in MODELS))
     for m in MODELS:
         test, fit = [acc[m, True, kind] - acc[m, False, kind] for kind in ("test", "train")]
-        found.trained(f"cross_recipe_{m}_change", np.sign(test.mean()) * test, np.sqrt(2) * sd[m],
+        found.trained(f"cross_recipe_{m}_change", np.sign(test.mean()) * test,
+                      float(np.hypot(sd[m, n], sd[m, "recipe switched"])),
                       what=f"size of the change of the {MODELS[m]}'s test accuracy with crop and flip")
         found.compared(f"cross_recipe_{m}_direction", test, 0.0, more="rises", less="falls",
                        same="changes by less than the {resolvable:.3f} its {seeds} seeds can resolve, moving")
@@ -567,7 +576,7 @@ def add_probe(found: Evidence, budget, done: dict, probe_acc: dict) -> None:
     the seeds) and against the source's probe."""
     if set(probe_acc) != set(PROBE_TAGS) or any(len(v) != len(budget.seeds) for v in probe_acc.values()):
         raise ValueError(f"probe_acc must map {tuple(PROBE_TAGS)} to one accuracy per seed, got {probe_acc!r}")
-    sizes, sd = budget.train_sizes, one_run_sds()
+    sizes, sd = budget.train_sizes, one_run_sds(budget)
     accuracy = {m: curve(done, budget, m) for m in MODELS}
     found.number("cross_probe_labels", budget.probe_labels)
     found.number("cross_pretrain_images", budget.pretrain.get("data", {}).get("train", 0))
@@ -576,7 +585,7 @@ def add_probe(found: Evidence, budget, done: dict, probe_acc: dict) -> None:
                       what=f"linear probe of a TinyViT with {name} on its seed's labels")
     at_probe = sizes.index(budget.probe_labels)
     for m in MODELS:
-        found.trained(f"cross_probe_{m}_same", accuracy[m][at_probe], sd[m],
+        found.trained(f"cross_probe_{m}_same", accuracy[m][at_probe], sd[m, budget.probe_labels],
                       what=f"test accuracy of the {MODELS[m]} trained on the probe's labels")
     probed, end_to_end = np.array(probe_acc["pretrained"]), accuracy["vit"][at_probe]
     found.compared("cross_probe_vs_random", probed, probe_acc["random weights"],
@@ -641,22 +650,27 @@ def planned_runs(budget) -> dict:
 
 
 def noise_groups(budget) -> dict[str, dict]:
-    """The crossover chapter's runs as groups that differ only by seed, by kind of number:
-    ``"cnn"`` and ``"vit"`` (test accuracy of that model, every size, world and recipe),
-    ``"vit, largest set"`` (the ViT's on the plain images of the largest size only: what a number
-    read there alone moves by) and ``"train"`` (training accuracy of either). The ViT's runs on the
-    largest set with half their steps are one more group of ``"vit"`` and ``"train"``. The
-    pretraining runs score other labels and stay out."""
+    """The crossover chapter's runs as groups that differ only by seed, by kind of number: each model's
+    test accuracy at each size, over every world trained there (``"cnn, 800 images"``, kinds named by
+    :func:`vitbias.noise.accuracy_kind`: a seed's spread depends on how far along its curve the model
+    is, so a size is measured where it is read), with the recipe switched (``"cnn, recipe switched"``),
+    the TinyViT's on the largest set with half its steps (``"vit, half steps"``), and training accuracy:
+    ``"train"`` for the runs that fit their set, every size and world, and ``"train, recipe switched"``,
+    ``"train, half steps"`` for the two that need not. The pretraining runs score other labels and stay out."""
     groups: dict[tuple, list] = {}
     for key, config in planned_runs(budget).items():
         if key[0] == "pretraining":
             continue
-        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe");
-        # ("vit", "half steps", seed) -> ("vit", "half steps")
-        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe") if len(key) == 2 else key[:2]
+        # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe
+        # switched"); ("vit", "half steps", seed) -> ("vit", "half steps")
+        name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe switched") if len(key) == 2 \
+            else key[:2]
         groups.setdefault(name, []).append(config)
-    kinds = {kind: {name: configs for name, configs in groups.items() if kind == "train" or name[0] == kind}
-             for kind in ("cnn", "vit", "train")}
-    largest = ("vit", budget.train_sizes[-1], "plain")
-    kinds["vit, largest set"] = {largest: groups[largest]}
+    kinds: dict[str, dict] = {}
+    for name, configs in groups.items():
+        kinds.setdefault(noise.accuracy_kind(name[0], name[1]), {})[name] = configs
+    # Training accuracy: the runs that fit (every size and world), and each of the two that need not.
+    for name, configs in groups.items():
+        kind = "train" if isinstance(name[1], (int, np.integer)) else f"train, {name[1]}"
+        kinds.setdefault(kind, {})[name] = configs
     return kinds

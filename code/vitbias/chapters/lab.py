@@ -58,10 +58,10 @@ def measure(budget, train_set, test_set, *, E: dict, tokens, two_ways: float, lo
     return found
 
 
-def _one_run_sd() -> dict:
-    """One run's sd of the CNN's and the ViT's test accuracy (``"cnn"``, ``"vit"``), the crossover
-    chapter's."""
-    return {m: noise.one_run_sd("crossover", m) for m in ("cnn", "vit")}
+def _one_run_sd(model: str, where) -> float:
+    """One run's sd of ``model``'s test accuracy at ``where`` (a size, or ``"recipe switched"``), the
+    crossover chapter's measurement of the same runs (:func:`vitbias.noise.accuracy_kind`)."""
+    return noise.one_run_sd("crossover", noise.accuracy_kind(model, where))
 
 
 def testbed(found: Evidence, budget, train_set, test_set) -> None:
@@ -149,11 +149,11 @@ def data_hunger(found: Evidence, budget, hunger: dict) -> dict:
     """Section 5 (``lab_cnn_*``, ``lab_vit_*``, ``lab_size_*``, and the claim on the parameter counts):
     the CNN and the ViT at the smallest and largest size, from ``hunger``, ``(model, n, seed) -> run``.
     Returns model -> test accuracies ``(sizes, seeds)``."""
-    sizes, seeds, one_run_sd = budget.train_sizes, budget.seeds, _one_run_sd()
+    sizes, seeds = budget.train_sizes, budget.seeds
     accuracy = {m: np.array([[hunger[m, n, s].accuracy for s in seeds] for n in sizes]) for m in ("cnn", "vit")}
     for m, name in (("cnn", "CNN"), ("vit", "ViT")):
         for tag, i in (("small", 0), ("large", -1)):
-            found.trained(f"lab_{m}_{tag}", accuracy[m][i], one_run_sd[m],
+            found.trained(f"lab_{m}_{tag}", accuracy[m][i], _one_run_sd(m, sizes[i]),
                           what=f"test accuracy of the {name}, the crossover chapter's runs")
     found.number("lab_size_small", sizes[0])
     found.number("lab_size_large", sizes[-1])
@@ -167,16 +167,18 @@ def data_hunger(found: Evidence, budget, hunger: dict) -> dict:
 def augmentation_recipe(found: Evidence, budget, recipe: dict) -> None:
     """Section 6 (``lab_recipe_*``, ``lab_deit_epochs``): both models at the recipe's size without and
     with crop and flip, from ``recipe``, ``(model, augment, seed) -> run``."""
-    one_run_sd = _one_run_sd()
-    found.number("lab_recipe_size", budget.recipe_size)
+    n, switched = budget.recipe_size, not budget.train["augment"]
+    found.number("lab_recipe_size", n)
     found.number("lab_deit_epochs", lit.DEIT_EPOCHS.value)
     samples = {(m, aug, kind): [getattr(recipe[m, aug, s], kind) for s in budget.seeds]
                for m in ("cnn", "vit") for aug in (False, True) for kind in ("accuracy", "train_accuracy")}
     for (m, aug, kind), values in samples.items():
         test = kind == "accuracy"
-        # Training accuracy takes the test accuracy's sd, the wider of the two the crossover chapter measured.
+        where = "recipe switched" if aug == switched else n
+        sd = _one_run_sd(m, where) if test else noise.one_run_sd(
+            "crossover", "train" if where == n else f"train, {where}")
         found.trained(f"lab_recipe_{m}_{'aug' if aug else 'plain'}_{'test' if test else 'train'}", values,
-                      one_run_sd[m], what=f"{'test' if test else 'training'} accuracy of the "
+                      sd, what=f"{'test' if test else 'training'} accuracy of the "
                       f"{'CNN' if m == 'cnn' else 'ViT'} at the recipe's size, {'with' if aug else 'without'} "
                       "crop and flip")
     for m in ("cnn", "vit"):
@@ -198,7 +200,8 @@ def linear_probe(found: Evidence, budget, probe: dict, vit_accuracy) -> None:
     found.trained("lab_probe_random", probe["random weights"], probe_sd["random weights"],
                   what="linear-probe accuracy on random weights drawn after the seed, on its labels")
     found.trained("lab_probe_vit", vit_accuracy[budget.train_sizes.index(budget.probe_labels)],
-                  _one_run_sd()["vit"], what="test accuracy of the ViT trained end to end on the probe's labels")
+                  _one_run_sd("vit", budget.probe_labels),
+                  what="test accuracy of the ViT trained end to end on the probe's labels")
 
 
 def finer_grid(found: Evidence, run, distance, near: dict, far: dict, attention) -> None:
@@ -239,7 +242,8 @@ def challenge_board(found: Evidence, budget, board: dict, entry) -> dict:
     trained = {name: [board[name, s] for s in seeds] for name in (*routes, "plain ViT", "CNN")}
     scores = {name: [r.accuracy for r in group] for name, group in trained.items()}
     best_route = max(routes, key=lambda name: np.mean(scores[name]))
-    sd = {**_one_run_sd(), "route": noise.one_run_sd("priors", "routes")}
+    n = plan.challenge_size(budget)
+    sd = {m: _one_run_sd(m, n) for m in ("cnn", "vit")} | {"route": noise.one_run_sd("priors", "routes")}
     found.number("lab_max_params", challenge.MAX_PARAMETERS)
     found.number("lab_max_images", plan.MAX_IMAGES)
     found.number("lab_challenge_size", plan.challenge_size(budget))

@@ -36,14 +36,20 @@ WHO = {"crop and flip": "the augmented ViT has", "distilled from the CNN": "the 
 
 
 # One run's measured sd of a model's accuracy (python -m tools.booktools noise; vitbias.noise), by kind:
-# the CNN's and the plain ViT's by the crossover chapter, whose runs they are; the routes' as one kind, the
-# largest over every route; the plain ViT on the locality grid and hard locality there, one kind each.
-SD_KIND = {"CNN": ("crossover", "cnn"), "ViT": ("crossover", "vit"), FINE: ("priors", "finer grid"),
-           LOCAL: ("priors", "hard locality")}
+# the CNN's and the plain ViT's by the crossover chapter, whose runs they are, at their size; the routes'
+# as one kind, the largest over every route; the plain ViT on the locality grid and hard locality there,
+# one kind each.
+SD_KIND = {FINE: ("priors", "finer grid"), LOCAL: ("priors", "hard locality")}
+CROSSOVER_MODELS = {"CNN": "cnn", "ViT": "vit"}
 
 
-def one_run_sd(name: str):
-    """One run's measured sd of the test accuracy of model ``name`` (:data:`SD_KIND`)."""
+def one_run_sd(name: str, size: int | None = None):
+    """One run's measured sd of the test accuracy of model ``name`` (:data:`SD_KIND`); the CNN's and the
+    plain ViT's are the crossover chapter's at the ``size`` they were trained on, which they need."""
+    if name in CROSSOVER_MODELS:
+        if size is None:
+            raise ValueError(f"the {name}'s sd depends on its training-set size: give the size")
+        return noise.one_run_sd("crossover", noise.accuracy_kind(CROSSOVER_MODELS[name], size))
     return noise.one_run_sd(*SD_KIND.get(name, ("priors", "routes")))
 
 
@@ -114,7 +120,7 @@ def measure(budget, relay: dict, done: dict, moved: dict) -> Evidence:
     shift_symmetry(found, moved)
     shuffled = {name: seeded(done, name, n, seeds, 1.0) for name in ("CNN", *plan.SHUFFLED_ROUTES)}
     shuffled |= {name: seeded(done, name, small, seeds, 1.0) for name in (FINE, LOCAL)}
-    shuffled_images(found, shuffled, accuracy["ViT"], fine[LOCAL][0])
+    shuffled_images(found, budget, shuffled, accuracy["ViT"], fine[LOCAL][0])
     return found
 
 
@@ -192,13 +198,13 @@ def data_scarcity(found: Evidence, budget, plain_vit: dict, num_classes: int) ->
                 compare(plain_vit[n], plain_vit[sizes[-1]]) == "less")
     chance = 1 / num_classes
     found.number("prior_floor_size", sizes[0])
-    found.trained("prior_floor_vit", plain_vit[sizes[0]], noise.one_run_sd("crossover", "vit"),
+    found.trained("prior_floor_vit", plain_vit[sizes[0]], one_run_sd("ViT", sizes[0]),
                   what=f"test accuracy of the plain ViT on {sizes[0]} images (the crossover chapter's runs)")
     found.number("prior_floor_chance", chance)
     found.verdict("prior_floor_text", "close to chance, a floor from which a gain would say little about a "
                   "route" if plain_vit[sizes[0]].mean() < 2 * chance else "well above chance")
     found.number("prior_top_size", sizes[-1])
-    found.trained("prior_top_vit", plain_vit[sizes[-1]], noise.one_run_sd("crossover", "vit, largest set"),
+    found.trained("prior_top_vit", plain_vit[sizes[-1]], one_run_sd("ViT", sizes[-1]),
                   what=f"test accuracy of the plain ViT on {sizes[-1]:,} images (the crossover chapter's runs)")
     routes = plan.prior_routes(budget)
     larger = [runs.experiment(budget, "vit", m, s, route=route, augment=augment, fit=True)
@@ -216,7 +222,7 @@ def routes_against_baselines(found: Evidence, budget, accuracy: dict) -> None:
     found.number("prior_n_routes", len(routes))
     found.number("prior_size_large", n)
     for name in ("CNN", "ViT", *routes):
-        found.trained(f"prior_{SLUG[name]}_large", accuracy[name], one_run_sd(name),
+        found.trained(f"prior_{SLUG[name]}_large", accuracy[name], one_run_sd(name, n),
                       what=f"test accuracy of the {name} model on {n:,} images")
     versus = {rival: {name: compare(accuracy[name], accuracy[rival], paired=True) for name in routes}
               for rival in ("ViT", "CNN")}
@@ -385,14 +391,14 @@ def shift_symmetry(found: Evidence, moved: dict) -> None:
                 bool(plain.min() > 1e3 * relative.max()))
 
 
-def shuffled_images(found: Evidence, shuffled: dict, vit: np.ndarray, local: np.ndarray) -> None:
+def shuffled_images(found: Evidence, budget, shuffled: dict, vit: np.ndarray, local: np.ndarray) -> None:
     """The routes where the grid prior is false: the ``prior_shuffled_*`` entries and
     ``prior_local1_cost_text``; no claim. ``shuffled``: name -> ``(seeds,)``, test accuracy on
     shuffled images of the CNN and :data:`vitbias.plan.SHUFFLED_ROUTES` at the routes' size, and of
     :data:`FINE` and :data:`LOCAL` at the smaller size of the finer grid; ``vit``, ``local``: ``(seeds,)``,
     the plain ViT at the routes' size and hard locality at that smaller size, on ordered images."""
     for name, values in shuffled.items():
-        found.trained(f"prior_shuffled_{SLUG[name]}", values, one_run_sd(name),
+        found.trained(f"prior_shuffled_{SLUG[name]}", values, one_run_sd(name, budget.route_sizes[-1]),
                       what=f"test accuracy of the {name} model on shuffled images")
     # Each route against the plain ViT on shuffled images of its grid: on the testbed's grid the ordered
     # runs, which the crossover chapter's theorem makes equal in distribution; on the finer grid the

@@ -59,8 +59,8 @@ def one_run_sds() -> dict:
             "attack": {kind: sd(f"under attack, {kind}") for kind in RUN_OF},
             "fit": {kind: sd("train") for kind in RUN_OF},  # training set fitted
             "kept": sd("share kept"),
-            # the matched CNNs are the crossover chapter's runs and the stem the priors chapter's
-            "crossover CNN": sd("cnn", "crossover"), "priors route": sd("routes", "priors")}
+            # the stem is the priors chapter's run; the matched CNNs, the crossover chapter's at their size
+            "priors route": sd("routes", "priors")}
 
 
 def partly(fractions) -> list[int]:
@@ -352,7 +352,8 @@ def matched_accuracy(found: Evidence, runs_of: dict, kept: dict, ahead: dict, sd
         cnn = partner[name]
         found.number(f"rob_match_{slug}_cnn_size", size[name])
         test_accuracy = {who: np.array([r.accuracy for r in runs_of[who]]) for who in (name, cnn)}
-        run_sd = {name: sd["test"].get(name) or sd["priors route"], cnn: sd["crossover CNN"]}
+        run_sd = {name: sd["test"].get(name) or sd["priors route"],
+                  cnn: noise.one_run_sd("crossover", noise.accuracy_kind("cnn", size[name]))}
         for who, tag in ((name, slug), (cnn, f"{slug}_cnn")):
             found.trained(f"rob_match_{tag}_test", test_accuracy[who], run_sd[who],
                           what=f"test accuracy of the {who}")

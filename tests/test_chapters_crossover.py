@@ -119,6 +119,16 @@ def test_the_steps_reading_follows_the_gain_from_doubling_them():
     assert "below the limit of 0.02" in reading and "measures the data" in reading
 
 
+def test_an_unresolved_gain_from_doubling_the_steps_is_read_by_the_side_of_the_limit_its_mean_lies_on():
+    # each seed's gain is about minus its offset: means 0.0 and 0.032, seeds 0.012 apart, which resolve
+    # only about 0.03
+    for offsets, words in (((0.012, -0.012, 0.0), "within the limit of 0.02"),
+                           ((-0.02, -0.044, -0.032), "cannot say whether the largest point is limited")):
+        half = {("vit", "half steps", s): run(VIT[-1] + d) for s, d in zip(BUDGET.seeds, offsets)}
+        reading = measure(BUDGET, made_up_runs(half), BUILT)["cross_steps_reading"]
+        assert words in reading, reading
+
+
 def test_a_cnn_larger_than_the_tinyvit_breaks_the_claim_and_a_missing_model_is_refused():
     found = measure(BUDGET, made_up_runs(), {"cnn": BUILT["vit"], "vit": BUILT["cnn"]})
     assert not found.claims["the CNN is the smaller of the two models"]

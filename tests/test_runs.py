@@ -97,15 +97,33 @@ def test_the_step_budget_grows_with_the_set_between_its_floor_and_its_cap():
     assert budget.steps(n) == round(budget.epochs * n / budget.train["batch_size"])
 
 
-def test_the_cnn_fits_under_the_shared_rule_and_the_vit_under_twice_the_passes_uncapped_to_the_largest_set():
+def test_the_cnn_fits_under_the_shared_rule_and_the_vit_under_twice_the_passes_up_to_where_its_passes_grow():
     budget = profile.budget("quick")
     for n in (1, 50, 125, 300, 800, 2000, 5000):
         assert budget.steps(n, "cnn") == budget.steps(n)
     vit = budget.fitted["vit"]
     for n in budget.train_sizes:
-        passes = round(vit["epochs"] * n / budget.train["batch_size"])
-        assert budget.steps(n, "vit") == min(vit["max_steps"], max(budget.min_steps, passes))
-    assert budget.steps(budget.train_sizes[-1], "vit") == vit["max_steps"] == 2500
+        if n <= vit["grow_from"]:
+            passes = round(vit["epochs"] * n / budget.train["batch_size"])
+            assert budget.steps(n, "vit") == max(budget.min_steps, passes)
+    assert budget.steps(budget.train_sizes[-1], "vit") == vit["max_steps"]  # the cap binds on the largest set
+
+
+def test_beyond_grow_from_the_passes_grow_as_a_power_of_the_set_and_not_before():
+    budget = replace(profile.budget("quick"), min_steps=1, max_steps=10**9, epochs=64, grow_from=100, growth=2.0)
+    assert budget.steps(50) == 50 and budget.steps(100) == 100  # one pass per image: epochs = batch size
+    assert budget.steps(200) == 200 * 4 and budget.steps(300) == 300 * 9
+    flat = replace(budget, grow_from=0)
+    assert [flat.steps(n) for n in (50, 200, 300)] == [50, 200, 300]
+
+
+@pytest.mark.parametrize("rule", [{"grow_from": -1}, {"grow_from": 800.5}, {"growth": -1.0},
+                                  {"growth": float("nan")}, {"grow_from": True}])
+def test_a_growth_that_is_not_a_whole_size_and_a_non_negative_power_is_refused(rule):
+    with pytest.raises(ValueError, match="grow_from"):
+        replace(profile.budget("quick"), **rule)
+    with pytest.raises(ValueError, match="grow_from"):
+        replace(profile.budget("quick"), fitted={"vit": rule})
 
 
 @pytest.mark.parametrize("fitted, match", [

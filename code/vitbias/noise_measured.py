@@ -216,9 +216,9 @@ MEASURED = {
                 "train, half steps": {
                     "kernel_sets": 2,
                     "largest_in": "vit / half steps",
-                    "measured": 0.023351,
+                    "measured": 0.0,
                     "runs": 6,
-                    "sd": 0.025
+                    "sd": 0.005
                 },
                 "train, recipe switched": {
                     "kernel_sets": 2,
@@ -237,7 +237,7 @@ MEASURED = {
                 "vit, 2,000 images": {
                     "kernel_sets": 2,
                     "largest_in": "vit / 2000 / plain",
-                    "measured": 0.01442,
+                    "measured": 0.012404,
                     "runs": 6,
                     "sd": 0.015
                 },
@@ -265,9 +265,9 @@ MEASURED = {
                 "vit, half steps": {
                     "kernel_sets": 2,
                     "largest_in": "vit / half steps",
-                    "measured": 0.069282,
+                    "measured": 0.025729,
                     "runs": 6,
-                    "sd": 0.07
+                    "sd": 0.03
                 },
                 "vit, recipe switched": {
                     "kernel_sets": 2,

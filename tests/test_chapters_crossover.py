@@ -226,6 +226,43 @@ def test_the_measured_ladder_is_read_from_the_run_caches_metrics_and_is_none_wit
     assert measured_ladder(BUDGET, tmp_path / "nothing") is None
 
 
+def test_the_ladders_places_are_read_from_the_run_caches_metrics_as_the_page_computes_them(tmp_path):
+    from vitbias import scaling
+    from vitbias.chapters.crossover import curve, ladder_places
+
+    done = made_up_runs()
+    places = ladder_places(BUDGET, cache_of(done, tmp_path / "all"))
+    assert list(places) == list(plan.ladder(BUDGET))
+    vit = curve(done, BUDGET, "vit")
+    for world, place in places.items():
+        assert place == scaling.overtaking_spread(SIZES, curve(done, BUDGET, "cnn", world), vit)
+    without = {k: r for k, r in done.items() if k != ("vit", SIZES[0], BUDGET.seeds[-1], "plain")}
+    assert ladder_places(BUDGET, cache_of(without, tmp_path / "one missing")) is None
+
+
+def test_the_ladder_command_says_a_rung_agrees_only_where_every_cache_puts_it_in_the_same_decided_place(tmp_path):
+    from tools.booktools import ladder_table
+    from vitbias.chapters.crossover import DECIDED
+
+    done = made_up_runs()
+    top = plan.ladder(BUDGET)[-1]
+    # on the other kernel set the CNN is far better on the last rung at the largest size: no crossing
+    moved = {**done, **{("cnn", SIZES[-1], s, top): run(0.99) for s in BUDGET.seeds}}
+    lines = ladder_table([cache_of(done, tmp_path / "own"), cache_of(moved, tmp_path / "other")])
+    rows = {line.split(" | ")[0]: line for line in lines[1:]}
+    assert list(rows) == list(plan.ladder(BUDGET))
+    assert rows[top].endswith("| no") and "beyond" in rows[top].split(" | ")[2]
+    same = ladder_table([tmp_path / "own", tmp_path / "own"])
+    assert all(line.endswith("| yes") == (max(map(float, _shares(line))) >= 100 * DECIDED) for line in same[1:])
+    with pytest.raises(ValueError, match="lacks a run"):
+        ladder_table([tmp_path / "own", tmp_path / "empty"])
+
+
+def _shares(line):
+    """The bootstrap shares (percent) of a ladder table row's first cache."""
+    return line.split(" | ")[1].split(" ")[-1].replace("%", "").split("/")
+
+
 def test_each_world_of_the_ladder_has_its_own_glue_name_and_a_name_outside_the_ladder_is_refused():
     from vitbias.chapters.crossover import world_slug
 

@@ -824,6 +824,32 @@ def write_glued_noise(profile_name: str, chapter: str, other_kernels=(), module:
     return record
 
 
+def ladder_table(folders) -> list[str]:
+    """The crossover's ladder in each run cache of ``folders`` (the build's first, then another kernel
+    set's): per rung, where the seed means put the TinyViT's crossing and the bootstrap's shares
+    before / inside / beyond, in each cache, and whether the place agrees and is decided
+    (:data:`vitbias.chapters.crossover.DECIDED`) in all of them. Raises ``ValueError`` when a cache lacks
+    a run of the ladder."""
+    from vitbias import profile, scaling
+    from vitbias.chapters import crossover
+
+    budget = profile.budget()
+    places = []
+    for folder in folders:
+        found = crossover.ladder_places(budget, folder)
+        if found is None:
+            raise ValueError(f"the run cache {folder} lacks a run of the crossover's ladder: train it first")
+        places.append(found)
+    lines = ["rung | " + " | ".join(str(f) for f in folders) + " | same place, decided everywhere"]
+    for world in places[0]:
+        cells = [f"{p[world].where}" + (f" ({p[world].size:,.0f} images)" if p[world].where == "inside" else "")
+                 + " " + "/".join(f"{p[world].shares[w]:.0%}" for w in scaling.WHERE) for p in places]
+        same = len({p[world].where for p in places}) == 1
+        decided = all(max(p[world].shares.values()) >= crossover.DECIDED for p in places)
+        lines.append(f"{world} | " + " | ".join(cells) + f" | {'yes' if same and decided else 'no'}")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -834,6 +860,10 @@ def main(argv=None) -> int:
     sub.add_parser("record", help="record what the build was made from")
     sub.add_parser("train", help="train the missing runs of the chapters the build will execute")
     sub.add_parser("execute", help="execute the chapters the build would execute, side by side, into its cache")
+    ladder = sub.add_parser("ladder", help="where the crossover's crossings fall in the run cache and in other "
+                                           "kernel sets' caches, rung by rung")
+    ladder.add_argument("--other-kernels", action="append", default=[],
+                        help="a run cache of the same runs trained on the other CPU kernel set (repeatable)")
     check = sub.add_parser("check", help="execute one chapter and compare it with the reference")
     check.add_argument("chapter")
     noise = sub.add_parser("noise", help="measure one run's sd per kind from the run cache into vitbias.noise_measured")
@@ -883,6 +913,10 @@ def main(argv=None) -> int:
             for kind, entry in record["kinds"].items():
                 print(f"{chapter} {kind}: sd {entry['sd']} (measured {entry['measured']}, largest in "
                       f"{entry['largest_in']}, {entry['runs']} runs over {entry['kernel_sets']} kernel set(s))")
+    elif args.command == "ladder":
+        from vitbias import runs
+
+        print("\n".join(ladder_table([runs.runs_folder(), *map(Path, args.other_kernels)])))
     elif args.command == "check":
         problems = check_chapter(args.chapter)
         print("\n".join(problems) or f"{args.chapter}: executed; every glued value within its tolerance")

@@ -125,6 +125,26 @@ def measured_ladder(budget=None, folder: Path | str | None = None) -> tuple[dict
     return ladder_at_largest(budget, done)
 
 
+def ladder_places(budget, folder: Path | str) -> dict | None:
+    """Where the TinyViT passes the CNN in each world of the ladder, from the metrics the run cache
+    ``folder`` holds (as the page computes it, without training or loading a model): world ->
+    :func:`vitbias.scaling.overtaking_spread` of the CNN's curve there against the TinyViT's plain
+    curve; ``None`` when any of those runs is not there. Run on two caches of the same runs (the build's
+    kernels and the generic ones), it shows which rungs keep their place on another CPU."""
+    folder, sizes, ladder = Path(folder), budget.train_sizes, plan.ladder(budget)
+    wanted = {key: config for key, config in planned_runs(budget).items()
+              if isinstance(key, tuple) and len(key) == 4 and key[3] in ladder
+              and (key[0] == "cnn" or key[3] == "plain")}
+    done = {}
+    for key, config in wanted.items():
+        metrics = folder / runs.run_key(config) / "metrics.json"
+        if not metrics.is_file():
+            return None
+        done[key] = SimpleNamespace(accuracy=json.loads(metrics.read_text())["test_accuracy"])
+    vit = curve(done, budget, "vit")
+    return {w: scaling.overtaking_spread(sizes, curve(done, budget, "cnn", w), vit) for w in ladder}
+
+
 def fitted_laws(budget, accuracy: dict) -> dict:
     """model -> the power law through its mean test errors above the test set's resolution;
     ``accuracy``: model -> ``(sizes, seeds)``."""

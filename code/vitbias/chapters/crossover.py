@@ -684,8 +684,8 @@ def noise_groups(budget) -> dict[str, dict]:
     :func:`vitbias.noise.accuracy_kind`: a seed's spread depends on how far along its curve the model
     is, so a size is measured where it is read), with the recipe switched (``"cnn, recipe switched"``),
     the TinyViT's on the largest set with half its steps (``"vit, half steps"``), and training accuracy:
-    ``"train"`` for the runs that fit their set, every size and world, and ``"train, recipe switched"``,
-    ``"train, half steps"`` for the two that need not. The pretraining runs score other labels and stay out."""
+    ``"train"`` for the runs under the fitting rule, every size and world, and ``"train, recipe switched"``,
+    ``"train, half steps"`` for the two that are not. The pretraining runs score other labels and stay out."""
     groups: dict[tuple, list] = {}
     for key, config in planned_runs(budget).items():
         if key[0] == "pretraining":
@@ -698,7 +698,7 @@ def noise_groups(budget) -> dict[str, dict]:
     kinds: dict[str, dict] = {}
     for name, configs in groups.items():
         kinds.setdefault(noise.accuracy_kind(name[0], name[1]), {})[name] = configs
-    # Training accuracy: the runs that fit (every size and world), and each of the two that need not.
+    # Training accuracy: the runs under the fitting rule (every size and world), and each of the two others.
     for name, configs in groups.items():
         kind = "train" if isinstance(name[1], (int, np.integer)) else f"train, {name[1]}"
         kinds.setdefault(kind, {})[name] = configs

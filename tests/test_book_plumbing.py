@@ -132,6 +132,38 @@ def test_the_spread_limit_is_the_chi_square_quantile_of_the_sample_sd():
         book.glue_trained("x_acc", [0.5, float("nan")], 0.07, what="test accuracy")
 
 
+def test_against_a_measured_sd_the_spread_limit_is_the_f_quantile_of_the_two_sample_variances():
+    from scipy import stats
+
+    assert book.spread_limit(1.0, 3, measured_from=6) == pytest.approx(np.sqrt(stats.f.ppf(0.999, 2, 5)))
+    # honest builds: the sd measured from six runs, the build's from three, all of one true sd
+    rng = np.random.default_rng(1)
+    measured = rng.normal(size=(200_000, 6)).std(axis=1, ddof=1)
+    build = rng.normal(size=(200_000, 3)).std(axis=1, ddof=1)
+    limits = np.array([book.spread_limit(m, 3, measured_from=6) for m in measured[:2000]])
+    assert np.mean(build[:2000] > limits) < 0.01
+    assert np.mean(build / measured > book.spread_limit(1.0, 3, measured_from=6)) == \
+        pytest.approx(book.SPREAD_FALSE_ALARM, abs=3e-4)
+    # taken as known, the same measured sds refuse honest builds far more often than one in a thousand
+    assert np.mean(build / measured > book.spread_limit(1.0, 3)) > 10 * book.SPREAD_FALSE_ALARM
+    with pytest.raises(ValueError, match="two or more runs"):
+        book.spread_limit(1.0, 3, measured_from=1)
+
+
+def test_a_measured_sd_refuses_a_spread_only_beyond_what_its_own_runs_allow(glued):
+    from vitbias.recorded import KindSD
+
+    seeds = [0.528, 0.521, 0.571]  # sd 0.027: three seeds of a probe on one CPU
+    measured = KindSD(0.01, "x", "probe", kernel_sets=2)  # 0.01 from three seeds on two kernel sets
+    assert book.glue_trained("x_probe", seeds, measured, what="a probe") == pytest.approx(np.mean(seeds))
+    with pytest.raises(ValueError, match="measured from 6 runs"):
+        book.glue_trained("x_probe", [0.45, 0.55, 0.65], measured, what="a probe")  # sd 0.1: ten times
+    with pytest.raises(ValueError, match="measure the spread again"):
+        book.glue_trained("x_probe", seeds, 0.01, what="a probe")  # the same sd taken as known
+    with pytest.raises(ValueError, match="kernel_sets"):
+        KindSD(0.01, "x", "probe", kernel_sets=0)
+
+
 def test_a_comparison_glues_the_words_of_the_outcome_welchs_test_chooses(glued):
     high, low = [0.90, 0.91, 0.92], [0.50, 0.52, 0.51]
     assert book.glue_compared("c", high, low, more="above", less="below", same="level with") == "more"

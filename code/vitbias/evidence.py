@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from .recorded import record_glued, recording
+from .recorded import KindSD, record_glued, recording
 
 EXACT = 1e-9
 TOLERANCE_SUFFIX = ".tol"
@@ -124,16 +124,27 @@ def verdict(name: str, text: str) -> Entries:
     return [(name, text), (name + TOLERANCE_SUFFIX, {"unchecked": True, "why": VERDICT_WHY})]
 
 
-def spread_limit(one_run_sd: float, n: int) -> float:
+def spread_limit(one_run_sd: float, n: int, measured_from: int | None = None) -> float:
     """The widest sample sd (``ddof=1``) that ``n`` runs of one-run sd ``one_run_sd`` reach with
-    probability :data:`SPREAD_FALSE_ALARM`: ``one_run_sd * sqrt(chi2_{n-1}(1 - p) / (n - 1))``, since
-    ``(n - 1) s^2 / sd^2`` is chi-square with ``n - 1`` degrees of freedom for normal runs (for three
-    seeds, 2.63 times the sd: a fixed 1.5 would refuse one honest build in ten)."""
+    probability :data:`SPREAD_FALSE_ALARM`.
+
+    For an sd known exactly (``measured_from=None``): ``one_run_sd * sqrt(chi2_{n-1}(1 - p) / (n - 1))``,
+    since ``(n - 1) s^2 / sd^2`` is chi-square with ``n - 1`` degrees of freedom for normal runs (for
+    three seeds, 2.63 times the sd). For an sd that is itself a sample sd of ``measured_from`` runs,
+    the ratio of the two sample variances is F-distributed with ``(n - 1, measured_from - 1)`` degrees
+    of freedom: ``one_run_sd * sqrt(F(1 - p))`` (for three seeds against six measured runs, 6.09 times
+    the sd). A measurement of six runs can come out at half the true sd, and another CPU's three seeds
+    at twice it: the chi-square limit would refuse such honest builds far more often than ``p``.
+    """
     from scipy import stats
 
     if not (isinstance(n, (int, np.integer)) and n >= 2):
         raise ValueError(f"a spread needs n >= 2 runs, got {n!r}")
-    return float(one_run_sd * np.sqrt(stats.chi2.ppf(1 - SPREAD_FALSE_ALARM, n - 1) / (n - 1)))
+    if measured_from is None:
+        return float(one_run_sd * np.sqrt(stats.chi2.ppf(1 - SPREAD_FALSE_ALARM, n - 1) / (n - 1)))
+    if not (isinstance(measured_from, (int, np.integer)) and measured_from >= 2):
+        raise ValueError(f"a measured sd comes from two or more runs, got measured_from={measured_from!r}")
+    return float(one_run_sd * np.sqrt(stats.f.ppf(1 - SPREAD_FALSE_ALARM, n - 1, measured_from - 1)))
 
 
 def band(one_run_sd: float, n: int = 1) -> float:
@@ -145,18 +156,28 @@ def band(one_run_sd: float, n: int = 1) -> float:
     return float(np.ceil(1000 * BAND_SDS * one_run_sd / np.sqrt(n)) / 1000)
 
 
+def measured_runs(one_run_sd: float, n: int) -> int | None:
+    """How many runs ``one_run_sd`` was measured from, for ``n`` seeds: the same seeds on each of the
+    kernel sets of a measured sd (:class:`vitbias.recorded.KindSD`, read from the noise measurement);
+    ``None`` for a plain float, an sd taken as known."""
+    return n * one_run_sd.kernel_sets if isinstance(one_run_sd, KindSD) else None
+
+
 def _seed_values(name: str, samples, one_run_sd: float) -> np.ndarray:
     """``samples`` (one value per seed) as an array, recorded under ``one_run_sd``'s kind while the noise
-    command records, else refused when they spread wider than :func:`spread_limit`."""
+    command records, else refused when they spread wider than :func:`spread_limit` allows for the runs
+    the sd was measured from (:func:`measured_runs`)."""
     values = np.atleast_1d(np.asarray(samples, dtype=float))
     if values.ndim != 1 or not len(values) or not np.all(np.isfinite(values)):
         raise ValueError(f"{name}: samples must be a non-empty 1-D array of finite values, got {samples!r}")
     record_glued(name, values, one_run_sd)
     measuring = recording() is not None
-    if not measuring and len(values) > 1 and values.std(ddof=1) > spread_limit(one_run_sd, len(values)):
+    n = len(values)
+    if not measuring and n > 1 and values.std(ddof=1) > spread_limit(one_run_sd, n, measured_runs(one_run_sd, n)):
         raise ValueError(f"{name}: the seeds spread with sd {values.std(ddof=1):.3g}, more than "
-                         f"{len(values)} runs of the measured one-run sd {one_run_sd} reach once in "
-                         f"{1 / SPREAD_FALSE_ALARM:,.0f} builds: measure the spread again")
+                         f"{n} runs of the one-run sd {one_run_sd:g}"
+                         + (f", measured from {measured_runs(one_run_sd, n)} runs," if isinstance(one_run_sd, KindSD)
+                            else "") + f" reach once in {1 / SPREAD_FALSE_ALARM:,.0f} builds: measure the spread again")
     return values
 
 

@@ -11,6 +11,12 @@ against the build's own). A kind of number (the CNN's test accuracy, the
 TinyViT's, a training accuracy) takes the largest standard deviation over its
 groups, rounded up to :data:`STEP`.
 
+A difference of two runs of one seed (the same images and initial weights,
+one thing changed) is a kind of its own, whose group holds each seed's pair
+of runs, ``(before, after)``: the sd of the seeds' differences, not one made
+of the two runs' sds as if they shared nothing, since runs of one seed may
+move together (:func:`run_configs`, :func:`cached_metric`).
+
 ``python -m tools.booktools noise`` measures the chapters' kinds (their ``noise_groups``) from the run
 cache (and, with ``--other-kernels``, a second one) and writes them to the
 generated module ``noise_measured`` (:func:`module_source`); a chapter reads
@@ -116,28 +122,44 @@ def largest_sd(groups: dict) -> tuple[float, object]:
     return max(found, key=lambda pair: pair[0])
 
 
-def cached_metric(config: dict, folders, metric: str) -> list[float]:
-    """The ``metric`` of the run ``config`` in each of ``folders`` that holds it (one value per folder)."""
-    key = _runs.run_key(config)
+def seed_runs(entry) -> tuple[dict, ...]:
+    """The runs of one seed of a group: ``(config,)``, or a difference's ``(before, after)``; anything
+    else is refused."""
+    runs = entry if isinstance(entry, tuple) else (entry,)
+    if len(runs) not in (1, 2) or not all(isinstance(config, dict) for config in runs):
+        raise ValueError(f"a seed of a group is a run's config or a pair (before, after) of them, got {entry!r}")
+    return runs
+
+
+def run_configs(configs) -> list[dict]:
+    """Every run of a group's seeds (``configs``: a config or a pair of them per seed, :func:`seed_runs`)."""
+    return [config for entry in configs for config in seed_runs(entry)]
+
+
+def cached_metric(entry, folders, metric: str) -> list[float]:
+    """The ``metric`` of one seed's run (``entry``, a config) in each of ``folders`` that holds it, or of
+    a pair ``(before, after)`` the difference ``after - before`` in each folder that holds both."""
     values = []
     for folder in folders:
-        path = Path(folder) / key / "metrics.json"
-        if path.is_file():
-            values.append(float(json.loads(path.read_text())[metric]))
+        paths = [Path(folder) / _runs.run_key(config) / "metrics.json" for config in seed_runs(entry)]
+        if all(path.is_file() for path in paths):
+            found = [float(json.loads(path.read_text())[metric]) for path in paths]
+            values.append(found[-1] - found[0] if len(found) == 2 else found[0])
     return values
 
 
 def group_values(groups: dict, folders, metric: str) -> dict:
-    """``groups`` (name -> the configurations of its seeds) as name -> the ``metric`` of every run of
-    the group found in ``folders``: seeds times run caches. A seed missing from the first folder
-    (the build's own cache) raises ``ValueError``: the measurement would be of fewer seeds."""
+    """``groups`` (name -> its seeds: a configuration or a pair of them each, :func:`seed_runs`) as name
+    -> the ``metric`` (a pair's difference) of every seed of the group found in ``folders``: seeds times
+    run caches. A seed missing from the first folder (the build's own cache) raises ``ValueError``: the
+    measurement would be of fewer seeds."""
     folders = list(folders)
     found = {}
     for name, configs in groups.items():
         values = []
-        for config in configs:
-            got = cached_metric(config, folders, metric)
-            if not got or not (Path(folders[0]) / _runs.run_key(config)).is_dir():
+        for entry in configs:
+            got = cached_metric(entry, folders, metric)
+            if not got or not all((Path(folders[0]) / _runs.run_key(c)).is_dir() for c in seed_runs(entry)):
                 raise ValueError(f"the run cache {folders[0]} lacks a seed of {name!r}: build the book first")
             values += got
         found[name] = values
@@ -148,7 +170,6 @@ def metric_of(kind: str) -> str:
     """The metric a kind of run-cache number reads: ``"train"`` and ``"train, ..."`` are training
     accuracies, any other kind a test accuracy."""
     return "train_accuracy" if kind == "train" or kind.startswith("train, ") else "test_accuracy"
-
 
 
 def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]:
@@ -165,24 +186,31 @@ def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]
             continue
         values = group_values(groups, folders, metric_of(kind))
         sd, where = largest_sd(values)
-        keys = [_runs.run_key(c) for configs in groups.values() for c in configs]
+        keys = [_runs.run_key(c) for configs in groups.values() for c in run_configs(configs)]
         sets = sum(1 for folder in folders if any((Path(folder) / key).is_dir() for key in keys))
         measured[kind] = {"sd": rounded_up(sd), "measured": round(sd, 6), "largest_in": " / ".join(map(str, where)),
                           "runs": sum(len(v) for v in values.values()), "kernel_sets": sets}
     return measured
 
 
+RUN_PLACES = ("recipe switched", "half steps")  # runs off the learning curves
+CHANGES = ("recipe change", "steps doubled")  # differences of a seed's two runs: (before, after)
+
+
 def accuracy_kind(model: str, where) -> str:
     """The crossover chapter's kind of ``model``'s test accuracy (``"cnn"``, ``"vit"``) at ``where``: a
-    training-set size (every world trained there, ``"vit, 800 images"``), ``"recipe switched"`` or
-    ``"half steps"``. Another chapter that reads the crossover's runs takes its sd by this name."""
+    training-set size (every world trained there, ``"vit, 800 images"``), a run off the curves
+    (:data:`RUN_PLACES`: ``"recipe switched"``, ``"half steps"``) or a change between a seed's two runs
+    (:data:`CHANGES`: ``"recipe change"``, from the default recipe to the switched one; ``"steps
+    doubled"``, from half the steps to all of them). Another chapter that reads the crossover's runs
+    takes its sd by this name."""
     if model not in _profile.STEP_MODELS:
         raise ValueError(f"model must be one of {_profile.STEP_MODELS}, got {model!r}")
     if isinstance(where, (int, np.integer)) and not isinstance(where, bool) and where >= 1:
         return f"{model}, {int(where):,} images"
-    if where in ("recipe switched", "half steps"):
+    if where in RUN_PLACES + CHANGES:
         return f"{model}, {where}"
-    raise ValueError(f"where must be a training-set size, 'recipe switched' or 'half steps', got {where!r}")
+    raise ValueError(f"where must be a training-set size or one of {RUN_PLACES + CHANGES}, got {where!r}")
 
 
 def module_source(measured: dict) -> str:
@@ -220,9 +248,11 @@ def one_run_sd(chapter: str, kind: str, profile_name: str | None = None) -> Kind
         warnings.warn(f"no measured noise for the {profile_name} profile's {chapter!r}: using the quick profile's",
                       stacklevel=2)
         profile_name = "quick"
-    kinds = table[profile_name][chapter]["kinds"]
+    record = table[profile_name][chapter]
+    kinds = record["kinds"]
     if kind not in kinds:
         if recording():
             return KindSD(PLACEHOLDER_SD, chapter, kind)
         raise ValueError(f"no measured noise of kind {kind!r} in {chapter!r}: expected one of {tuple(kinds)}")
-    return KindSD(float(kinds[kind]["sd"]), chapter, kind)
+    sets = int(kinds[kind].get("kernel_sets", record["kernel_sets"]))
+    return KindSD(float(kinds[kind]["sd"]), chapter, kind, sets)

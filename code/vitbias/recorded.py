@@ -23,15 +23,20 @@ RECORD_VARIABLE = "VITBIAS_NOISE_RECORD"
 
 class KindSD(float):
     """One run's sd that remembers the chapter and kind it was measured for, so that a recording
-    execution files each glued number under its kind. Arithmetic on it gives a plain float: the sd of
-    a difference or a sum is not one run's sd of any kind, and is not recorded."""
+    execution files each glued number under its kind, and over how many kernel sets it was measured
+    (``kernel_sets``: the same seeds on each), so that a build's spread is tested against a measured sd,
+    not a known one (:func:`vitbias.evidence.spread_limit`). Arithmetic on it gives a plain float: the
+    sd of a difference or a sum is not one run's sd of any kind, and is not recorded."""
 
     chapter: str
     kind: str
+    kernel_sets: int
 
-    def __new__(cls, value: float, chapter: str, kind: str) -> KindSD:
+    def __new__(cls, value: float, chapter: str, kind: str, kernel_sets: int = 2) -> KindSD:
+        if not (isinstance(kernel_sets, int) and kernel_sets >= 1):
+            raise ValueError(f"kernel_sets must be a positive integer, got {kernel_sets!r}")
         sd = super().__new__(cls, value)
-        sd.chapter, sd.kind = chapter, kind
+        sd.chapter, sd.kind, sd.kernel_sets = chapter, kind, kernel_sets
         return sd
 
 

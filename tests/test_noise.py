@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vitbias import chapters, noise, plan, profile, runs
+from vitbias.chapters.crossover import recipe_seeds
 
 
 def test_a_glued_numbers_sd_below_one_step_is_rounded_up_to_one_significant_figure_instead():
@@ -56,21 +57,54 @@ def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_els
     budget = profile.budget("quick")
     kinds = chapters.noise_groups("crossover", budget)
     sized = {noise.accuracy_kind(m, n) for m in ("cnn", "vit") for n in budget.train_sizes}
-    others = {"cnn, recipe switched", "vit, recipe switched", "vit, half steps", "train", "train, recipe switched",
-              "train, half steps"}
-    assert set(kinds) == sized | others
+    others = {"cnn, recipe default", "vit, recipe default", "cnn, recipe switched", "vit, recipe switched",
+              "vit, half steps", "train", "train, recipe default", "train, recipe switched", "train, half steps"}
+    changes = {"cnn, recipe change", "vit, recipe change"}
+    assert set(kinds) == sized | others | changes
     assert list(kinds["vit, half steps"]) == [("vit", "half steps")]
     halves = kinds["vit, half steps"][("vit", "half steps")]
     assert sorted(c["data"]["seed"] for c in halves) == sorted(budget.seeds)
     assert all(_without_seed(c) == _without_seed(halves[0]) for c in halves)
-    every = {name: configs for kind in kinds.values() for name, configs in kind.items()}
-    for configs in every.values():
-        assert len(configs) == len(budget.seeds)
-        assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
+    every = {name: configs for kind in set(kinds) - changes for name, configs in kinds[kind].items()}
+    assert set(budget.seeds) < set(recipe_seeds(budget, "cnn")) and recipe_seeds(budget, "vit") == budget.seeds
+    for name, configs in every.items():
+        in_recipe = name[1] in ("recipe default", "recipe switched")
+        wanted = set(recipe_seeds(budget, name[0]) if in_recipe else budget.seeds)
+        assert len(configs) == len(wanted) and {c["data"]["seed"] for c in configs} == wanted
         assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
     trained = {name for kind in kinds if kind.startswith("train") for name in kinds[kind]}
-    tested = {name for kind in kinds if not kind.startswith("train") for name in kinds[kind]}
+    tested = {name for kind in set(kinds) - changes if not kind.startswith("train") for name in kinds[kind]}
     assert trained == tested == set(every)  # every group once as a test and once as a training accuracy
+
+
+def _differences(before, after):
+    """Where two run configs differ: the dotted paths of the leaves that differ."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return sorted({f"{k}.{d}" if d else k for k in before.keys() | after.keys()
+                       for d in _differences(before.get(k), after.get(k))})
+    return [""] if before != after else []
+
+
+def test_a_crossover_change_pairs_each_seeds_two_runs_that_differ_only_by_what_changed():
+    budget = profile.budget("quick")
+    kinds = chapters.noise_groups("crossover", budget)
+    planned = chapters.chapter_runs("crossover", budget)
+    for m in ("cnn", "vit"):
+        (name, pairs), = kinds[noise.accuracy_kind(m, "recipe change")].items()
+        assert name == (m, "recipe change") and len(pairs) == len(recipe_seeds(budget, m))
+        for s, (before, after) in zip(recipe_seeds(budget, m), pairs):
+            assert before == planned[m, "recipe default", s] and after == planned[m, s]
+            assert _differences(before, after) == ["train.augment"]
+            if s in budget.seeds:  # the default recipe's runs of the budget's seeds are the plain curve's
+                assert before == planned[m, budget.recipe_size, s, "plain"]
+
+
+def test_a_seed_of_a_group_is_one_run_or_a_pair_and_nothing_else():
+    run = {"model": {"kind": "cnn"}}
+    assert noise.run_configs([run, (run, run)]) == [run, run, run]
+    for bad in ((run,) * 3, (run, "x"), "x", 3):
+        with pytest.raises(ValueError, match="pair"):
+            noise.seed_runs(bad)
 
 
 def test_a_crossover_size_kind_holds_that_models_runs_at_that_size_in_every_world_trained_there():
@@ -87,6 +121,7 @@ def test_a_crossover_size_kind_holds_that_models_runs_at_that_size_in_every_worl
 def test_a_kind_is_named_by_model_and_size_and_bad_names_are_refused():
     assert noise.accuracy_kind("vit", 2000) == "vit, 2,000 images"
     assert noise.accuracy_kind("cnn", "recipe switched") == "cnn, recipe switched"
+    assert noise.accuracy_kind("vit", "recipe change") == "vit, recipe change"
     for model, where in (("mlp", 50), ("vit", 0), ("vit", "halfway"), ("cnn", True), ("cnn", 12.5)):
         with pytest.raises(ValueError):
             noise.accuracy_kind(model, where)
@@ -98,9 +133,10 @@ def test_a_kind_named_train_reads_training_accuracy_and_any_other_test_accuracy(
 
 
 def _fake_cache(folder, budget, planted):
-    """A run cache holding metrics for every crossover group: 0.5 everywhere, ``planted`` values in one group."""
-    every = {name: configs for kind in chapters.noise_groups("crossover", budget).values()
-             for name, configs in kind.items()}
+    """A run cache holding metrics for every crossover group: 0.5 everywhere, ``planted`` values in one group.
+    The changes pair runs of the other groups, so they are written with those."""
+    every = {name: configs for kind, groups in chapters.noise_groups("crossover", budget).items()
+             if not kind.endswith(noise.CHANGES) for name, configs in groups.items()}
     for name, configs in every.items():
         for i, config in enumerate(configs):
             entry = folder / runs.run_key(config)
@@ -124,6 +160,30 @@ def test_the_measurement_pools_both_kernel_sets_and_names_the_widest_group(tmp_p
     assert others and all(measured[kind]["sd"] == noise.STEP for kind in others)  # only that size is wide
     trained = chapters.noise_groups("crossover", budget)["train"]
     assert measured["train"]["runs"] == 2 * sum(len(g) for g in trained.values())
+
+
+def test_a_change_is_measured_as_the_sd_of_its_seeds_differences_not_of_their_runs(tmp_path):
+    groups = chapters.noise_groups("crossover", profile.budget("quick"))
+    change = noise.accuracy_kind("cnn", "recipe change")
+    (pairs,) = groups[change].values()
+    before = np.linspace(0.4, 0.7, len(pairs))  # each run's sd near 0.1; the changes' near 0.01
+    after = before + 0.05 + 0.01 * np.resize([1, -1, 0], len(pairs))
+    for folder in ("own", "other"):
+        for (first, second), b, a in zip(pairs, before, after):
+            for config, value in ((first, b), (second, a)):
+                entry = tmp_path / folder / runs.run_key(config)
+                entry.mkdir(parents=True, exist_ok=True)
+                (entry / "metrics.json").write_text(json.dumps({"test_accuracy": value, "train_accuracy": 1.0}))
+    measured = noise.measure(groups, [tmp_path / "own", tmp_path / "other"], kinds=[change])[change]
+    changes = np.subtract(after, before)
+    assert measured["measured"] == pytest.approx(np.std(np.tile(changes, 2), ddof=1), abs=1e-6)
+    assert measured["runs"] == 2 * len(pairs) and measured["kernel_sets"] == 2
+    assert measured["largest_in"] == "cnn / recipe change"
+    assert measured["sd"] == noise.rounded_up(measured["measured"]) < np.std(before, ddof=1)
+    (tmp_path / "own" / runs.run_key(pairs[0][1]) / "metrics.json").unlink()
+    (tmp_path / "own" / runs.run_key(pairs[0][1])).rmdir()
+    with pytest.raises(ValueError, match="lacks a seed"):  # half a pair is no seed
+        noise.measure(groups, [tmp_path / "own", tmp_path / "other"], kinds=[change])
 
 
 def test_a_seed_missing_from_the_builds_own_cache_is_refused(tmp_path):
@@ -210,14 +270,17 @@ def test_the_other_kernel_set_is_the_generic_one_or_the_native_one_when_the_buil
     assert booktools.other_kernels_env({"ATEN_CPU_CAPABILITY": "avx2"}) == {"ATEN_CPU_CAPABILITY": "default"}
 
 
-def test_each_symmetry_model_is_one_kind_whose_group_holds_its_seeds():
+def test_each_symmetry_model_is_one_kind_whose_group_holds_its_seeds_and_train_holds_every_group():
     budget = profile.budget("quick")
     kinds = chapters.noise_groups("symmetry", budget)
-    assert set(kinds) == set(plan.SYMMETRY_MODELS)
-    for groups in kinds.values():
-        [configs] = groups.values()
+    assert set(kinds) == set(plan.SYMMETRY_MODELS) | {"train"}
+    for model in plan.SYMMETRY_MODELS:
+        [configs] = kinds[model].values()
         assert sorted(c["data"]["seed"] for c in configs) == sorted(budget.seeds)
         assert all(_without_seed(c) == _without_seed(configs[0]) for c in configs)
+    every = {group: configs for model in plan.SYMMETRY_MODELS for group, configs in kinds[model].items()}
+    assert kinds["train"] == every
+    assert noise.metric_of("train") == "train_accuracy"
 
 
 def test_a_chapter_without_a_noise_measurement_is_refused():

@@ -686,13 +686,14 @@ def check_chapter(stem: str) -> list[str]:
 
 
 # The runs trained again on the other kernel set for the noise measurement, by chapter: the crossover
-# chapter's learning curves of both models on the plain images (its other groups count their seeds
+# chapter's learning curves of both models on the plain images, its runs with the recipe switched and
+# its half-step runs, which its changes pair with them (its other worlds' groups count their seeds
 # only), and every run of the symmetry chapter.
 OTHER_KERNEL_RUNS = {
     "crossover": ("from vitbias import chapters, profile, runs\n"
                   "wanted = chapters.chapter_runs('crossover', profile.budget())\n"
-                  "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and len(k) == 4 "
-                  "and k[3] == 'plain'])\n"),
+                  "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and k[0] != 'pretraining' "
+                  "and (len(k) < 4 or k[3] == 'plain')])\n"),
     "symmetry": ("from vitbias import chapters, profile, runs\n"
                  "runs.run_many(list(chapters.chapter_runs('symmetry', profile.budget()).values()))\n"),
     "priors": ("from vitbias import chapters, profile, runs\n"
@@ -716,9 +717,9 @@ def other_kernels_env(env=None) -> dict:
 
 
 # With --kind: the runs of those kinds of the chapter's groups (vitbias.chapters.noise_groups).
-KIND_RUNS = ("from vitbias import chapters, profile, runs\n"
+KIND_RUNS = ("from vitbias import chapters, noise, profile, runs\n"
              "kinds = chapters.noise_groups({chapter!r}, profile.budget())\n"
-             "runs.run_many([c for kind in {kinds!r} for g in kinds[kind].values() for c in g])\n")
+             "runs.run_many([c for kind in {kinds!r} for g in kinds[kind].values() for c in noise.run_configs(g)])\n")
 
 
 def train_on_other_kernels(folder: Path, chapters=None, kinds=None) -> None:

@@ -193,17 +193,17 @@ def measure(everything: dict[str, dict], folders, kinds=None) -> dict[str, dict]
     return measured
 
 
-RUN_PLACES = ("recipe switched", "half steps")  # runs off the learning curves
-CHANGES = ("recipe change", "steps doubled")  # differences of a seed's two runs: (before, after)
+RUN_PLACES = ("recipe default", "recipe switched", "half steps")  # runs read off the learning curves
+CHANGES = ("recipe change",)  # differences of a seed's two runs: (before, after)
 
 
 def accuracy_kind(model: str, where) -> str:
     """The crossover chapter's kind of ``model``'s test accuracy (``"cnn"``, ``"vit"``) at ``where``: a
-    training-set size (every world trained there, ``"vit, 800 images"``), a run off the curves
-    (:data:`RUN_PLACES`: ``"recipe switched"``, ``"half steps"``) or a change between a seed's two runs
-    (:data:`CHANGES`: ``"recipe change"``, from the default recipe to the switched one; ``"steps
-    doubled"``, from half the steps to all of them). Another chapter that reads the crossover's runs
-    takes its sd by this name."""
+    training-set size (every world trained there, ``"vit, 800 images"``), runs read apart from the
+    curves (:data:`RUN_PLACES`: the recipe's comparison, with its own seeds, under the default recipe and
+    switched; the half steps) or a change between a seed's two runs (:data:`CHANGES`: ``"recipe
+    change"``, from the default recipe to the switched one). Another chapter that reads the crossover's
+    runs takes its sd by this name."""
     if model not in _profile.STEP_MODELS:
         raise ValueError(f"model must be one of {_profile.STEP_MODELS}, got {model!r}")
     if isinstance(where, (int, np.integer)) and not isinstance(where, bool) and where >= 1:

@@ -175,12 +175,26 @@ MEASURED = {
                     "runs": 36,
                     "sd": 0.03
                 },
+                "cnn, recipe change": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / recipe change",
+                    "measured": 0.042178,
+                    "runs": 80,
+                    "sd": 0.045
+                },
+                "cnn, recipe default": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / recipe default",
+                    "measured": 0.067039,
+                    "runs": 80,
+                    "sd": 0.07
+                },
                 "cnn, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / recipe switched",
-                    "measured": 0.056042,
-                    "runs": 6,
-                    "sd": 0.06
+                    "measured": 0.06995,
+                    "runs": 80,
+                    "sd": 0.07
                 },
                 "exponent": {
                     "from": "glued values",
@@ -220,12 +234,19 @@ MEASURED = {
                     "runs": 6,
                     "sd": 0.005
                 },
+                "train, recipe default": {
+                    "kernel_sets": 2,
+                    "largest_in": "cnn / recipe default",
+                    "measured": 0.0,
+                    "runs": 86,
+                    "sd": 0.005
+                },
                 "train, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe switched",
-                    "measured": 0.054884,
-                    "runs": 12,
-                    "sd": 0.055
+                    "measured": 0.056663,
+                    "runs": 86,
+                    "sd": 0.06
                 },
                 "vit, 125 images": {
                     "kernel_sets": 2,
@@ -269,10 +290,24 @@ MEASURED = {
                     "runs": 6,
                     "sd": 0.03
                 },
+                "vit, recipe change": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / recipe change",
+                    "measured": 0.003629,
+                    "runs": 6,
+                    "sd": 0.005
+                },
+                "vit, recipe default": {
+                    "kernel_sets": 2,
+                    "largest_in": "vit / recipe default",
+                    "measured": 0.01454,
+                    "runs": 6,
+                    "sd": 0.015
+                },
                 "vit, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe switched",
-                    "measured": 0.013302,
+                    "measured": 0.012719,
                     "runs": 6,
                     "sd": 0.015
                 }
@@ -593,6 +628,13 @@ MEASURED = {
                     "largest_in": "sym_trained_vit_shifted",
                     "measured": 0.004809,
                     "runs": 6,
+                    "sd": 0.005
+                },
+                "train": {
+                    "kernel_sets": 2,
+                    "largest_in": "CNN",
+                    "measured": 0.0,
+                    "runs": 18,
                     "sd": 0.005
                 }
             }

@@ -22,6 +22,7 @@ SHARP = 5  # from this alpha on the error is a fixed multiple of rho
 WELL_CONDITIONED = 20  # up to this alpha the error is far above float64's rounding
 FLOAT32_FOLLOWS = 12  # up to this alpha the float32 error is within a few percent of the float64 one
 FIGURE_ROWS = ("low", "mid", "high")  # the names of the figure's alphas, smallest first
+LOOKUP_ALPHAS = np.arange(1000, 2501, 5) / 100  # where the page looks for float32's first exact lookup
 SIZES, SEEDS = (1, 4, 16, 64), (0, 1, 2)
 ENDS = {"small": 0, "large": -1}  # the smallest and the largest size of the sweep
 SHORT = {"convolution": "conv", "attention": "atte", "multi-head": "mult"}
@@ -200,10 +201,13 @@ def float32_lookups(evidence: Evidence, run, alpha_star: dict, alpha_exact: floa
     evidence.number("aconv_alpha_star_1d", alpha_star[1])
     evidence.number("aconv_alpha_star_2d", alpha_star[2])
     # Where float32's softmax first rounds the target weight to exactly 1 depends on the order in
-    # which it sums the off-target terms; every order lands within one unit of alpha_star (between
-    # the single-neighbour point ln(1/u) and alpha_star).
-    evidence.number("aconv_alpha_exact32", alpha_exact, abs=1.0,
-                    why="float32 summation order: lands within one unit of alpha_star")
+    # which it sums the off-target terms: every order lands between ln(1/u), where one neighbour's
+    # weight alone reaches u, and alpha_star, where the neighbours' sum does, then on the next alpha
+    # of the page's grid.
+    single = float(np.log(1 / ac.FLOAT32_ROUNDING_UNIT))
+    evidence.number("aconv_alpha_exact32", alpha_exact, abs=alpha_star[1] - single + np.diff(LOOKUP_ALPHAS).max(),
+                    why="float32 summation order: lands between ln(1/u) and alpha_star, then on the next alpha "
+                        "of the grid")
     evidence.number("aconv_floor32", run.floor32, rel=0.5,
                     why="float32 rounding of the inputs and products: its size, not its digits")
     evidence.claim("float32's softmax agrees with the 1-D figure", abs(alpha_exact - alpha_star[1]) < 0.25)

@@ -103,9 +103,11 @@ def simulated_curves(found: Evidence, sim: toy.ToySimulation, n_star: float, sim
     found.number("toy_grid_max", int(sim.N.max()))
     found.number("toy_reps", sim.full.shape[1])
     rows_per_se = sim.crossover_spread(near=n_star)  # how far Monte Carlo error alone can move it
-    found.number("toy_sim_crossover_rows", sim_star, rel=0.02, why=MONTE_CARLO)
+    # Within one Monte Carlo standard error of the crossing: a fraction of it is what LAPACK's order moves.
+    found.number("toy_sim_crossover_rows", sim_star, abs=rows_per_se, why=MONTE_CARLO + ", one of them")
     found.number("toy_sim_crossover_rows_se", rows_per_se, rel=0.5, why=MONTE_CARLO)
-    found.number("toy_sim_crossover_gap_pct", 100 * abs(sim_star - n_star) / n_star, abs=1.5, why=MONTE_CARLO)
+    found.number("toy_sim_crossover_gap_pct", 100 * abs(sim_star - n_star) / n_star, abs=100 * rows_per_se / n_star,
+                 why=MONTE_CARLO + ", one of the crossing's, as a percentage of N*")
     found.claim("the simulated crossover agrees with the formula within three Monte Carlo standard errors "
                 "and 5 %", abs(sim_star - n_star) <= min(3 * rows_per_se, 0.05 * n_star))
     floor_conv = T.sigma**2 + toy.approximation_error_conv(T)

@@ -19,6 +19,11 @@ CEILING = 0.90  # the CNN's mean on the smallest set at most this, so that its c
 FITS = 0.99  # the lowest mean training accuracy over the sizes that counts as fitting every set
 GENERALISES_WORSE = 0.2  # test accuracy this far below training accuracy: far better fitted than generalised
 LIMITED = 0.02  # a gain from doubling the steps above this counts as compute-limited
+# The recipe's comparison is paired by seed, and a change's band is 4.7 sd / sqrt(n) of the seeds' changes.
+# Three seeds measured the TinyViT's change near 0.04 with an sd near 0.004: its band is already under half
+# the change. Sixteen seeds measured the CNN's near 0.08 with an sd near 0.045 (over both kernel sets): its
+# band is under half the change from 30 seeds on; forty leave room for an sd 15 % larger.
+RECIPE_SEEDS = {"cnn": 40}
 # "The same accuracy" must rule out a difference of half what the last rung costs the CNN at that size
 # (Evidence.equivalent refuses a wider margin), and 0.05 of accuracy does.
 MARGIN = 0.05
@@ -45,17 +50,31 @@ TOO_CLOSE = ("cannot be told apart ({apart:.3f} apart, where {seeds} seeds resol
 def one_run_sds(budget) -> dict:
     """One run's sd by kind (:func:`vitbias.noise.one_run_sd`): ``(model, where)`` -> the sd of that
     model's test accuracy at ``where``, each size of ``budget`` (the largest over the worlds trained
-    there), ``"recipe switched"`` and, for the TinyViT, ``"half steps"``
+    there), the recipe's comparison (``"recipe default"``, ``"recipe switched"``, and ``"recipe
+    change"``, a seed's change from the one to the other) and, for the TinyViT, ``"half steps"``
     (:func:`vitbias.noise.accuracy_kind`); ``"train"``, ``("train", where)`` -> training accuracy of
-    the runs that fit, of the recipe switched and of the half steps. Each measured over the seeds and
+    the runs that fit, of the recipe's two runs and of the half steps. Each measured over the seeds and
     both kernel sets."""
     found = {"train": noise.one_run_sd("crossover", "train")}
-    for where in ("recipe switched", "half steps"):
+    for where in ("recipe default", "recipe switched", "half steps"):
         found["train", where] = noise.one_run_sd("crossover", f"train, {where}")
     for m in MODELS:
-        for where in (*budget.train_sizes, "recipe switched", *(("half steps",) if m == "vit" else ())):
+        for where in (*budget.train_sizes, "recipe default", "recipe switched", "recipe change",
+                      *(("half steps",) if m == "vit" else ())):
             found[m, where] = noise.one_run_sd("crossover", noise.accuracy_kind(m, where))
     return found
+
+
+def recipe_seeds(budget, model: str) -> tuple[int, ...]:
+    """The seeds of ``model``'s runs in the recipe's comparison: the budget's, then, for a model of
+    :data:`RECIPE_SEEDS`, the next ones up to its count. A change of a seed's two runs spreads less than
+    either run, but three seeds still resolve only a change of several of its sds; the runs at the
+    recipe's size are among the book's cheapest."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {tuple(MODELS)}, got {model!r}")
+    count = RECIPE_SEEDS.get(model, len(budget.seeds))
+    extra = [s for s in range(max(budget.seeds) + count + 1) if s not in budget.seeds]
+    return tuple(budget.seeds) + tuple(extra[:max(0, count - len(budget.seeds))])
 
 
 def probe_sd(name: str):
@@ -107,22 +126,34 @@ def ladder_at_largest(budget, done: dict) -> tuple[dict, float]:
     return {w: mean("cnn", w) for w in plan.ladder(budget)}, mean("vit", "plain")
 
 
+def _cached_accuracies(budget, folder: Path, keep) -> dict | None:
+    """The test accuracy of each planned run whose key ``keep`` accepts, from the metrics the run cache
+    ``folder`` holds: key -> a run with ``accuracy``, the ``done`` that :func:`curve` reads; ``None``
+    when any of them is not there."""
+    done = {}
+    for key, config in planned_runs(budget).items():
+        if keep(key):
+            metrics = folder / runs.run_key(config) / "metrics.json"
+            if not metrics.is_file():
+                return None
+            done[key] = SimpleNamespace(accuracy=json.loads(metrics.read_text())["test_accuracy"])
+    return done
+
+
+def _on_a_curve(key, worlds) -> bool:
+    """Whether ``key`` is a run of the CNN's curve in one of ``worlds`` or of the TinyViT's plain curve."""
+    return isinstance(key, tuple) and len(key) == 4 and key[3] in worlds and (key[0] == "cnn" or key[3] == "plain")
+
+
 def measured_ladder(budget=None, folder: Path | str | None = None) -> tuple[dict, float] | None:
     """:func:`ladder_at_largest` from the metrics the run cache ``folder`` (default: the book's) holds for
     ``budget`` (default: the quick profile's), without training or loading a model; ``None`` when any of
     those runs is not there (a checkout that has not built the chapter, or an installed package)."""
     budget = profile.budget("quick") if budget is None else budget
     folder = runs.runs_folder() if folder is None else Path(folder)
-    largest, done = budget.train_sizes[-1], {}
-    wanted = {key: config for key, config in planned_runs(budget).items()
-              if isinstance(key, tuple) and len(key) == 4 and key[1] == largest
-              and (key[0] == "cnn" or key[3] == "plain")}
-    for key, config in wanted.items():
-        metrics = folder / runs.run_key(config) / "metrics.json"
-        if not metrics.is_file():
-            return None
-        done[key] = SimpleNamespace(accuracy=json.loads(metrics.read_text())["test_accuracy"])
-    return ladder_at_largest(budget, done)
+    largest, ladder = budget.train_sizes[-1], plan.ladder(budget)
+    done = _cached_accuracies(budget, folder, lambda key: _on_a_curve(key, ladder) and key[1] == largest)
+    return None if done is None else ladder_at_largest(budget, done)
 
 
 def ladder_places(budget, folder: Path | str) -> dict | None:
@@ -131,16 +162,10 @@ def ladder_places(budget, folder: Path | str) -> dict | None:
     :func:`vitbias.scaling.overtaking_spread` of the CNN's curve there against the TinyViT's plain
     curve; ``None`` when any of those runs is not there. Run on two caches of the same runs (the build's
     kernels and the generic ones), it shows which rungs keep their place on another CPU."""
-    folder, sizes, ladder = Path(folder), budget.train_sizes, plan.ladder(budget)
-    wanted = {key: config for key, config in planned_runs(budget).items()
-              if isinstance(key, tuple) and len(key) == 4 and key[3] in ladder
-              and (key[0] == "cnn" or key[3] == "plain")}
-    done = {}
-    for key, config in wanted.items():
-        metrics = folder / runs.run_key(config) / "metrics.json"
-        if not metrics.is_file():
-            return None
-        done[key] = SimpleNamespace(accuracy=json.loads(metrics.read_text())["test_accuracy"])
+    sizes, ladder = budget.train_sizes, plan.ladder(budget)
+    done = _cached_accuracies(budget, Path(folder), lambda key: _on_a_curve(key, ladder))
+    if done is None:
+        return None
     vit = curve(done, budget, "vit")
     return {w: scaling.overtaking_spread(sizes, curve(done, budget, "cnn", w), vit) for w in ladder}
 
@@ -322,9 +347,9 @@ def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: di
     gains = accuracy["vit"][-1] - np.array([run.accuracy for run in half])  # (seeds,)
     found.number("cross_steps_limited_at", LIMITED)
     found.number("cross_half_steps", half[0].config["train"]["steps"])
-    # Stopped at half its steps on the largest set, the TinyViT is mid-way through its fastest gains and
-    # moves more from one CPU to another than a fitted run: its own kind. The gain of a seed from half to
-    # all of its steps is the difference of two runs.
+    # A run stopped at half its steps is a kind of its own. A seed's gain from half its steps to all of
+    # them is the difference of two runs that no longer move together on another CPU (measured: the
+    # gains of three seeds, 0.019 to 0.032 on one CPU, -0.029 to 0.048 on another), so its sd is theirs.
     found.trained("cross_vit_half_acc", [run.accuracy for run in half], sd["vit", "half steps"],
                   what="test accuracy of the TinyViT on the largest set with half its steps")
     found.trained("cross_steps_doubling_gain", gains, float(np.hypot(sd["vit", sizes[-1]], sd["vit", "half steps"])),
@@ -491,22 +516,25 @@ def _theorem_and_control(found: Evidence, budget, done: dict, sd: dict) -> None:
 
 
 def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
-    """Both models at the recipe's size with and without crop and flip. A seed pairs the two runs (the
-    same training images and initial weights, only the augmentation differs), so each change is a
-    one-sample t test of the seeds' differences against zero."""
+    """Both models at the recipe's size with and without crop and flip, over :func:`recipe_seeds`. A seed
+    pairs the two runs (the same training images and initial weights, only the augmentation differs),
+    so each change is a one-sample t test of the seeds' differences against zero, and its band is made
+    of the sd of those differences."""
     n, augment = budget.recipe_size, budget.train["augment"]
     found.number("cross_recipe_size", n)
+    for m in MODELS:
+        found.number(f"cross_recipe_{m}_n_seeds", len(recipe_seeds(budget, m)))
     found.number("cross_recipe_default", "with" if augment else "without")
     found.number("cross_recipe_other", "without them" if augment else "with them switched on")
-    # planned_runs' (model, seed) runs have the recipe switched; the plain curves' runs have the default
-    runs = {(m, aug): [done[m, s] if aug != augment else done[m, n, s, "plain"] for s in budget.seeds]
+    # planned_runs' (model, seed) runs have the recipe switched, its (model, "recipe default", seed) not
+    runs = {(m, aug): [done[m, s] if aug != augment else done[m, "recipe default", s] for s in recipe_seeds(budget, m)]
             for m in MODELS for aug in (False, True)}
     acc = {(m, aug, kind): np.array([r.accuracy if kind == "test" else r.train_accuracy for r in runs[m, aug]])
            for m in MODELS for aug in (False, True) for kind in ("test", "train")}
     for (m, aug, kind), values in acc.items():
+        where = "recipe switched" if aug != augment else "recipe default"
         found.trained(f"cross_recipe_{m}_{'aug' if aug else 'plain'}_{kind}", values,
-                      sd[("train" if kind == "train" else m, "recipe switched")] if aug != augment
-                      else sd["train"] if kind == "train" else sd[m, n],
+                      sd["train" if kind == "train" else m, where],
                       what=f"{kind} accuracy of the {MODELS[m]} at {n:,} images, "
                            f"{'with' if aug else 'without'} crop and flip")
     found.claim(f"without crop and flip both models learn the recipe's set by heart, every seed at least "
@@ -516,8 +544,7 @@ def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
                                                 > GENERALISES_WORSE for m in MODELS))
     for m in MODELS:
         test, fit = [acc[m, True, kind] - acc[m, False, kind] for kind in ("test", "train")]
-        found.trained(f"cross_recipe_{m}_change", np.sign(test.mean()) * test,
-                      float(np.hypot(sd[m, n], sd[m, "recipe switched"])),
+        found.trained(f"cross_recipe_{m}_change", np.sign(test.mean()) * test, sd[m, "recipe change"],
                       what=f"size of the change of the {MODELS[m]}'s test accuracy with crop and flip")
         found.compared(f"cross_recipe_{m}_direction", test, 0.0, more="rises", less="falls",
                        same="changes by less than the {resolvable:.3f} its {seeds} seeds can resolve, moving")
@@ -649,7 +676,9 @@ def planned_runs(budget) -> dict:
       the ViT's is the plain one by the theorem, so it is trained in the most scrambled world only,
       at the first size of :func:`vitbias.plan.world_check_sizes`;
     - ``(model, n, seed, control)``: both models in each control world, at the second of those sizes;
-    - ``(model, seed)``: the recipe switched at ``budget.recipe_size``;
+    - ``(model, "recipe default", seed)`` and ``(model, seed)``: the recipe's comparison at
+      ``budget.recipe_size``, the default recipe and the recipe switched, for every seed of
+      :func:`recipe_seeds` (the default's runs of the budget's seeds are the plain curves' own);
     - ``("vit", "half steps", seed)``: the ViT on the largest set with half its steps, every seed
       (paired with its full run: the gain of the doubling is measured seed by seed);
     - ``("pretraining", seed)``: the ViT pretrained on other labels, every seed (quick and gpu profiles;
@@ -668,7 +697,10 @@ def planned_runs(budget) -> dict:
     wanted |= {(m, checked[-1], s, w): fitted(m, checked[-1], s, **made[w])
                for m in plan.MODELS for w in plan.CONTROL_WORLDS for s in seeds}
     switched = not budget.train["augment"]
-    wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched) for m in plan.MODELS for s in seeds}
+    wanted |= {(m, "recipe default", s): fitted(m, budget.recipe_size, s)
+               for m in plan.MODELS for s in recipe_seeds(budget, m)}
+    wanted |= {(m, s): fitted(m, budget.recipe_size, s, augment=switched)
+               for m in plan.MODELS for s in recipe_seeds(budget, m)}
     for s in seeds:
         largest = wanted["vit", sizes[-1], s, "plain"]
         if largest["train"]["steps"] >= 2:  # a one-step run (a test's budget) has no half
@@ -682,16 +714,21 @@ def noise_groups(budget) -> dict[str, dict]:
     """The crossover chapter's runs as groups that differ only by seed, by kind of number: each model's
     test accuracy at each size, over every world trained there (``"cnn, 800 images"``, kinds named by
     :func:`vitbias.noise.accuracy_kind`: a seed's spread depends on how far along its curve the model
-    is, so a size is measured where it is read), with the recipe switched (``"cnn, recipe switched"``),
-    the TinyViT's on the largest set with half its steps (``"vit, half steps"``), and training accuracy:
-    ``"train"`` for the runs under the fitting rule, every size and world, and ``"train, recipe switched"``,
-    ``"train, half steps"`` for the two that are not. The pretraining runs score other labels and stay out."""
+    is, so a size is measured where it is read), in the recipe's comparison with its own seeds
+    (``"cnn, recipe default"``, ``"cnn, recipe switched"``), the TinyViT's on the largest set with half
+    its steps (``"vit, half steps"``), and training accuracy: ``"train"`` for the runs under the fitting
+    rule, every size and world, and ``"train, recipe default"``, ``"train, recipe switched"``, ``"train,
+    half steps"`` for the others; and the change the page glues, a seed's difference of two of those
+    runs (:data:`vitbias.noise.CHANGES`): each model's from the default recipe to the switched one
+    (``"cnn, recipe change"``). The pretraining runs score other labels and stay out."""
+    wanted = planned_runs(budget)
     groups: dict[tuple, list] = {}
-    for key, config in planned_runs(budget).items():
+    for key, config in wanted.items():
         if key[0] == "pretraining":
             continue
         # (model, n, seed, world) -> (model, n, world); (model, seed), the recipe switched -> (model, "recipe
-        # switched"); ("vit", "half steps", seed) -> ("vit", "half steps")
+        # switched"); (model, "recipe default", seed) -> (model, "recipe default"); ("vit", "half steps",
+        # seed) -> ("vit", "half steps")
         name = (key[0], key[1], key[3]) if len(key) == 4 else (key[0], "recipe switched") if len(key) == 2 \
             else key[:2]
         groups.setdefault(name, []).append(config)
@@ -702,4 +739,7 @@ def noise_groups(budget) -> dict[str, dict]:
     for name, configs in groups.items():
         kind = "train" if isinstance(name[1], (int, np.integer)) else f"train, {name[1]}"
         kinds.setdefault(kind, {})[name] = configs
+    for m in MODELS:
+        kinds[noise.accuracy_kind(m, "recipe change")] = {
+            (m, "recipe change"): [(wanted[m, "recipe default", s], wanted[m, s]) for s in recipe_seeds(budget, m)]}
     return kinds

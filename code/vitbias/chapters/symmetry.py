@@ -453,10 +453,11 @@ def trained_models(found, budget, trained, patch, shifts, under_shift, halves, *
     found.claim("both ViTs train for as many steps", steps["ViT"] == steps["ViT, relative bias"])
     found.number("sym_trained_cnn_steps", steps["CNN"])
     found.number("sym_trained_vit_steps", steps["ViT"])
-    fit = {name: np.mean([trained[name, s].metrics["train_accuracy"] for s in seeds]) for name in names}
-    found.number("sym_trained_fit_min", min(fit.values()), abs=0.01,
-                 why="the lowest mean training accuracy of the three models; each fits its set (asserted >= 0.99)")
-    found.claim("each model fits its training set", min(fit.values()) >= 0.99)
+    fit = {name: [trained[name, s].metrics["train_accuracy"] for s in seeds] for name in names}
+    lowest = min(names, key=lambda name: np.mean(fit[name]))
+    found.trained("sym_trained_fit_min", fit[lowest], noise.one_run_sd("symmetry", "train"),
+                  what="the lowest mean training accuracy of the three models")
+    found.claim("each model fits its training set", np.mean(fit[lowest]) >= 0.99)
     off_grid = np.asarray(shifts) % patch != 0
     for name in names:
         tag = SLUG[name]
@@ -529,11 +530,13 @@ def planned_runs(budget) -> dict:
 
 def noise_groups(budget) -> dict[str, dict]:
     """The symmetry chapter's runs by kind of number: each trained model (its name in
-    :data:`vitbias.plan.SYMMETRY_MODELS`), one group of its seeds; the number is its test accuracy on
-    images like its training set's (objects in the same half). The chapter's other accuracies of the
-    same models (the other side, shifted images) take the same sd, and ``glue_trained`` refuses a
-    build whose seeds spread wider there than the measurement allows."""
+    :data:`vitbias.plan.SYMMETRY_MODELS`), one group of its seeds, whose number is its test accuracy on
+    images like its training set's (objects in the same half); and ``"train"``, the same groups'
+    training accuracies. The chapter's other accuracies of the same models (the other side, shifted
+    images) are computed from the trained models: their kinds are measured from the glued values
+    (``noise --glued``)."""
     kinds: dict[str, dict] = {}
     for (name, _seed), config in planned_runs(budget).items():
         kinds.setdefault(name, {}).setdefault((name,), []).append(config)
+    kinds["train"] = {group: configs for name in list(kinds) for group, configs in kinds[name].items()}
     return kinds

@@ -67,8 +67,8 @@ def one_run_sds(budget) -> dict:
 
 def recipe_seeds(budget, model: str) -> tuple[int, ...]:
     """The seeds of ``model``'s runs in the recipe's comparison: the budget's, then, for a model of
-    :data:`RECIPE_SEEDS`, the next ones up to its count. A change of a seed's two runs spreads less than
-    either run, but three seeds still resolve only a change of several of its sds; the runs at the
+    :data:`RECIPE_SEEDS`, the next ones up to its count. A change of a seed's two runs may spread less
+    than either run, but three seeds still resolve only a change of several of its sds; the runs at the
     recipe's size are among the book's cheapest."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {tuple(MODELS)}, got {model!r}")
@@ -348,8 +348,8 @@ def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: di
     found.number("cross_steps_limited_at", LIMITED)
     found.number("cross_half_steps", half[0].config["train"]["steps"])
     # A run stopped at half its steps is a kind of its own. A seed's gain from half its steps to all of
-    # them is the difference of two runs that no longer move together on another CPU (measured: the
-    # gains of three seeds, 0.019 to 0.032 on one CPU, -0.029 to 0.048 on another), so its sd is theirs.
+    # them is the difference of two runs that no longer move together on another CPU (measured: a mean
+    # gain of 0.026 over three seeds on one CPU, -0.002 on another), so its sd is made of theirs.
     found.trained("cross_vit_half_acc", [run.accuracy for run in half], sd["vit", "half steps"],
                   what="test accuracy of the TinyViT on the largest set with half its steps")
     found.trained("cross_steps_doubling_gain", gains, float(np.hypot(sd["vit", sizes[-1]], sd["vit", "half steps"])),

@@ -7,6 +7,7 @@ import pytest
 from torch import nn
 
 from vitbias import chapters, plan, profile, toy
+from vitbias.chapters import crossover as crossover_chapter
 from vitbias.chapters.crossover import add_probe, add_twins, measure
 from vitbias.evidence import Evidence
 
@@ -116,15 +117,23 @@ def test_a_last_rung_that_costs_the_cnn_nothing_breaks_the_claims_and_changes_th
     assert found["cross_world_cnn_steps"] == "not every rung costs it accuracy that its seeds resolve"
 
 
-def test_the_steps_reading_follows_the_gain_from_doubling_them():
-    reading = measure(BUDGET, made_up_runs(), BUILT)["cross_steps_reading"]  # the made-up gain is 0.05
+def test_one_seeds_gain_from_doubling_the_steps_is_read_by_its_side_of_the_limit_and_not_as_a_test():
+    found = measure(BUDGET, made_up_runs(), BUILT)  # the made-up gain is 0.05
+    reading = found["cross_steps_reading"]
     assert "above the limit of 0.02" in reading and "still limited by our compute" in reading
+    assert "one seed is not a test" in reading and found["cross_half_seeds_text"] == "the first seed's TinyViT"
+    full = {("vit", "half steps", s): run(VIT[-1] - 0.001) for s in BUDGET.seeds[:1]}
+    reading = measure(BUDGET, made_up_runs(full), BUILT)["cross_steps_reading"]
+    assert "within the limit of 0.02" in reading and "one seed is not a test" in reading
+
+
+def test_the_steps_reading_of_several_seeds_follows_their_paired_test(monkeypatch):
+    monkeypatch.setattr(crossover_chapter, "HALF_STEP_SEEDS", len(BUDGET.seeds))
+    reading = measure(BUDGET, made_up_runs(), BUILT)["cross_steps_reading"]  # the made-up gain is 0.05
+    assert "above the limit of 0.02" in reading and "more than the" in reading
     full = {("vit", "half steps", s): run(VIT[-1] + 0.002 * (s - 1)) for s in BUDGET.seeds}
     reading = measure(BUDGET, made_up_runs(full), BUILT)["cross_steps_reading"]
     assert "below the limit of 0.02" in reading and "measures the data" in reading
-
-
-def test_an_unresolved_gain_from_doubling_the_steps_is_read_by_the_side_of_the_limit_its_mean_lies_on():
     # each seed's gain is about minus its offset: means 0.0 and 0.032, seeds 0.012 apart, which resolve
     # only about 0.03
     for offsets, words in (((0.012, -0.012, 0.0), "within the limit of 0.02"),
@@ -143,8 +152,8 @@ def test_a_cnn_larger_than_the_tinyvit_breaks_the_claim_and_a_missing_model_is_r
 
 def test_a_missing_run_is_refused_by_name():
     done = made_up_runs()
-    del done["vit", "half steps", BUDGET.seeds[-1]]
-    with pytest.raises(ValueError, match="missing 1: \\('vit', 'half steps', 2\\)"):
+    del done["vit", "half steps", BUDGET.seeds[0]]
+    with pytest.raises(ValueError, match="missing 1: \\('vit', 'half steps', 0\\)"):
         measure(BUDGET, done, BUILT)
 
 

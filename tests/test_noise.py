@@ -58,15 +58,11 @@ def test_every_crossover_group_holds_one_run_per_seed_that_differ_by_nothing_els
     kinds = chapters.noise_groups("crossover", budget)
     sized = {noise.accuracy_kind(m, n) for m in ("cnn", "vit") for n in budget.train_sizes}
     others = {"cnn, recipe default", "vit, recipe default", "cnn, recipe switched", "vit, recipe switched",
-              "vit, half steps", "train", "train, recipe default", "train, recipe switched", "train, half steps"}
+              "train", "train, recipe default", "train, recipe switched"}
     changes = {"cnn, recipe change", "vit, recipe change"}
-    assert set(kinds) == sized | others | changes
-    assert list(kinds["vit, half steps"]) == [("vit", "half steps")]
-    halves = kinds["vit, half steps"][("vit", "half steps")]
-    assert sorted(c["data"]["seed"] for c in halves) == sorted(budget.seeds)
-    assert all(_without_seed(c) == _without_seed(halves[0]) for c in halves)
+    assert set(kinds) == sized | others | changes  # the one half-step run has no spread to measure
     every = {name: configs for kind in set(kinds) - changes for name, configs in kinds[kind].items()}
-    assert set(budget.seeds) < set(recipe_seeds(budget, "cnn")) and recipe_seeds(budget, "vit") == budget.seeds
+    assert recipe_seeds(budget, "cnn") == recipe_seeds(budget, "vit") == budget.seeds
     for name, configs in every.items():
         in_recipe = name[1] in ("recipe default", "recipe switched")
         wanted = set(recipe_seeds(budget, name[0]) if in_recipe else budget.seeds)
@@ -94,7 +90,9 @@ def test_a_crossover_change_pairs_each_seeds_two_runs_that_differ_only_by_what_c
         assert name == (m, "recipe change") and len(pairs) == len(recipe_seeds(budget, m))
         for s, (before, after) in zip(recipe_seeds(budget, m), pairs):
             assert before == planned[m, "recipe default", s] and after == planned[m, s]
-            assert _differences(before, after) == ["train.augment"]
+            # with crop and flip a run also trains plan.AUGMENTED_PASSES times the steps, to fit its set
+            assert _differences(before, after) == ["train.augment", "train.steps", "train.warmup"]
+            assert after["train"]["steps"] == plan.AUGMENTED_PASSES * before["train"]["steps"]
             if s in budget.seeds:  # the default recipe's runs of the budget's seeds are the plain curve's
                 assert before == planned[m, budget.recipe_size, s, "plain"]
 

@@ -197,8 +197,11 @@ def test_every_crossover_run_trains_its_model_under_the_rule_that_fits_it_and_ea
         if key[0] == "pretraining" or key[1] == "half steps":
             continue
         model = key[0]
-        assert config["train"]["steps"] == budget.steps(config["data"]["train"], model)
-    for seed in budget.seeds:
+        passes = plan.AUGMENTED_PASSES if config["train"]["augment"] else 1
+        assert config["train"]["steps"] == passes * budget.steps(config["data"]["train"], model)
+    half_seeds = [key[2] for key in wanted if key[1] == "half steps"]
+    assert half_seeds == list(budget.seeds[:1])  # the first seed's run, the one the page shows
+    for seed in half_seeds:
         largest = wanted["vit", budget.train_sizes[-1], seed, "plain"]
         half = wanted["vit", "half steps", seed]
         assert half["train"]["steps"] == largest["train"]["steps"] // 2
@@ -227,4 +230,19 @@ def test_every_model_trains_under_the_rule_by_which_it_fits_its_training_set(cha
         if key[0] == "pretraining" or key[1:2] == ("half steps",):
             continue  # the pretraining and the deliberately halved run
         model = "cnn" if config["model"]["kind"] == "cnn" else "vit"
-        assert config["train"]["steps"] == budget.steps(config["data"]["train"], model), key
+        passes = plan.AUGMENTED_PASSES if config["train"]["augment"] else 1
+        assert config["train"]["steps"] == passes * budget.steps(config["data"]["train"], model), key
+        assert config["train"]["warmup"] == config["train"]["steps"] // 10, key
+
+
+def test_an_augmented_run_trains_its_plain_twins_steps_times_the_augmented_passes_and_nothing_else_changes():
+    budget = profile.budget("quick")
+    for model, n in (("cnn", 125), ("vit", 800)):
+        plain, augmented = (plan.fitted(budget, model, n, 1, augment=a) for a in (False, True))
+        assert augmented["train"]["steps"] == plan.AUGMENTED_PASSES * plain["train"]["steps"]
+        assert augmented["train"]["warmup"] == augmented["train"]["steps"] // 10
+        assert {**augmented, "train": None} == {**plain, "train": None}
+        assert ({k: v for k, v in augmented["train"].items() if k not in ("steps", "warmup", "augment")}
+                == {k: v for k, v in plain["train"].items() if k not in ("steps", "warmup", "augment")})
+    # a plain run is runs.experiment's fitted run, unchanged
+    assert plan.fitted(budget, "vit", 800, 2) == runs.experiment(budget, "vit", 800, 2, fit=True)

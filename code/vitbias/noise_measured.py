@@ -178,23 +178,23 @@ MEASURED = {
                 "cnn, recipe change": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / recipe change",
-                    "measured": 0.042178,
-                    "runs": 80,
-                    "sd": 0.045
+                    "measured": 0.03598,
+                    "runs": 6,
+                    "sd": 0.04
                 },
                 "cnn, recipe default": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / recipe default",
-                    "measured": 0.067039,
-                    "runs": 80,
-                    "sd": 0.07
+                    "measured": 0.064421,
+                    "runs": 6,
+                    "sd": 0.065
                 },
                 "cnn, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / recipe switched",
-                    "measured": 0.06995,
-                    "runs": 80,
-                    "sd": 0.07
+                    "measured": 0.028826,
+                    "runs": 6,
+                    "sd": 0.03
                 },
                 "exponent": {
                     "from": "glued values",
@@ -227,26 +227,19 @@ MEASURED = {
                     "runs": 198,
                     "sd": 0.015
                 },
-                "train, half steps": {
-                    "kernel_sets": 2,
-                    "largest_in": "vit / half steps",
-                    "measured": 0.0,
-                    "runs": 6,
-                    "sd": 0.005
-                },
                 "train, recipe default": {
                     "kernel_sets": 2,
                     "largest_in": "cnn / recipe default",
                     "measured": 0.0,
-                    "runs": 86,
+                    "runs": 12,
                     "sd": 0.005
                 },
                 "train, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe switched",
-                    "measured": 0.056663,
-                    "runs": 86,
-                    "sd": 0.06
+                    "measured": 0.018243,
+                    "runs": 12,
+                    "sd": 0.02
                 },
                 "vit, 125 images": {
                     "kernel_sets": 2,
@@ -283,19 +276,12 @@ MEASURED = {
                     "runs": 12,
                     "sd": 0.095
                 },
-                "vit, half steps": {
-                    "kernel_sets": 2,
-                    "largest_in": "vit / half steps",
-                    "measured": 0.025729,
-                    "runs": 6,
-                    "sd": 0.03
-                },
                 "vit, recipe change": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe change",
-                    "measured": 0.003629,
+                    "measured": 0.009668,
                     "runs": 6,
-                    "sd": 0.005
+                    "sd": 0.01
                 },
                 "vit, recipe default": {
                     "kernel_sets": 2,
@@ -307,9 +293,9 @@ MEASURED = {
                 "vit, recipe switched": {
                     "kernel_sets": 2,
                     "largest_in": "vit / recipe switched",
-                    "measured": 0.012719,
+                    "measured": 0.005879,
                     "runs": 6,
-                    "sd": 0.015
+                    "sd": 0.01
                 }
             }
         },
@@ -423,9 +409,9 @@ MEASURED = {
                 "routes": {
                     "kernel_sets": 2,
                     "largest_in": "relative bias / 800 / 0.0",
-                    "measured": 0.064538,
-                    "runs": 60,
-                    "sd": 0.065
+                    "measured": 0.06946,
+                    "runs": 30,
+                    "sd": 0.07
                 },
                 "shift": {
                     "from": "glued values",
@@ -437,10 +423,10 @@ MEASURED = {
                 },
                 "train": {
                     "kernel_sets": 2,
-                    "largest_in": "crop and flip / 300 / 0.0",
-                    "measured": 0.06921,
-                    "runs": 84,
-                    "sd": 0.07
+                    "largest_in": "crop and flip / 800 / 0.0",
+                    "measured": 0.00285,
+                    "runs": 48,
+                    "sd": 0.005
                 }
             }
         },

@@ -169,6 +169,7 @@ def augmentation_recipe(found: Evidence, budget, recipe: dict) -> None:
     with crop and flip, from ``recipe``, ``(model, augment, seed) -> run``."""
     n, switched = budget.recipe_size, not budget.train["augment"]
     found.number("lab_recipe_size", n)
+    found.number("lab_recipe_passes", plan.AUGMENTED_PASSES)
     found.number("lab_deit_epochs", lit.DEIT_EPOCHS.value)
     samples = {(m, aug, kind): [getattr(recipe[m, aug, s], kind) for s in budget.seeds]
                for m in ("cnn", "vit") for aug in (False, True) for kind in ("accuracy", "train_accuracy")}
@@ -305,16 +306,16 @@ def planned_runs(budget) -> dict:
     ViT on its finer grid; every model fitting its training set, an entry too; all of them other
     chapters' runs."""
     sizes, seeds = budget.train_sizes, budget.seeds
-    wanted = {(m, n, s): runs.experiment(budget, m, n, s, fit=True)
+    wanted = {(m, n, s): plan.fitted(budget, m, n, s)
               for m in plan.MODELS for n in sizes for s in seeds}
     switched = not budget.train["augment"]
-    wanted |= {(m, "recipe", s): runs.experiment(budget, m, budget.recipe_size, s, augment=switched, fit=True)
+    wanted |= {(m, "recipe", s): plan.fitted(budget, m, budget.recipe_size, s, augment=switched)
                for m in plan.MODELS for s in seeds}
     n = plan.challenge_size(budget)
-    wanted |= {(name, s): runs.experiment(budget, "vit", n, s, route=route, augment=augment, fit=True)
+    wanted |= {(name, s): plan.fitted(budget, "vit", n, s, route=route, augment=augment)
                for name, (route, augment) in plan.prior_routes(budget).items() for s in seeds}
     # the board's plain models (lab.enter trains an entry as the plain ViT's run)
-    wanted |= {(name, s): runs.experiment(budget, m, n, s, fit=True)
+    wanted |= {(name, s): plan.fitted(budget, m, n, s)
                for name, m in (("plain ViT", "vit"), ("CNN", "cnn")) for s in seeds}
     # section 8: the locality chapter's ViT on its finer grid, the larger set, the first seed
     wanted["finer grid", seeds[0]] = plan.on_locality_grid(budget, plan.locality_sizes(budget)[-1], seeds[0])

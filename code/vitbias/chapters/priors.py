@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import cost, literature, masks, models, noise, plan, runs
+from .. import cost, literature, masks, models, noise, plan
 from ..evidence import Evidence, compare, compared_numbers, counted, sentence
 from ..priors import GATE_INIT
 
@@ -207,7 +207,7 @@ def data_scarcity(found: Evidence, budget, plain_vit: dict, num_classes: int) ->
     found.trained("prior_top_vit", plain_vit[sizes[-1]], one_run_sd("ViT", sizes[-1]),
                   what=f"test accuracy of the plain ViT on {sizes[-1]:,} images (the crossover chapter's runs)")
     routes = plan.prior_routes(budget)
-    larger = [runs.experiment(budget, "vit", m, s, route=route, augment=augment, fit=True)
+    larger = [plan.fitted(budget, "vit", m, s, route=route, augment=augment)
               for m in sizes if m > n for s in seeds for route, augment in routes.values()]
     own = sum(c["train"]["steps"] for (name, *_), c in planned_runs(budget).items() if name in routes)
     found.number("prior_larger_factor", (own + sum(c["train"]["steps"] for c in larger)) / own)
@@ -256,6 +256,7 @@ def fits_and_costs(found: Evidence, budget, fitted: dict, params: dict, step_ms:
     at the routes' size; ``params``: name -> parameter count; ``step_ms``: name -> ms per training step.
     """
     n, sd = budget.route_sizes[-1], noise.one_run_sd("priors", "train")
+    found.number("prior_augment_passes", plan.AUGMENTED_PASSES)
     for name in ("ViT", *ASKED_MORE):
         found.trained(f"prior_{SLUG[name]}_train_large", fitted[name], sd,
                       what=f"training-set accuracy of the {name} model on {n:,} images")
@@ -429,14 +430,14 @@ def planned_runs(budget) -> dict:
     wanted = {}
     for size in budget.train_sizes:
         for s in seeds:
-            wanted["CNN", size, s, 0.0] = runs.experiment(budget, "cnn", size, s, fit=True)
-            wanted["ViT", size, s, 0.0] = runs.experiment(budget, "vit", size, s, fit=True)
+            wanted["CNN", size, s, 0.0] = plan.fitted(budget, "cnn", size, s)
+            wanted["ViT", size, s, 0.0] = plan.fitted(budget, "vit", size, s)
     for s in seeds:
-        wanted["CNN", n, s, 1.0] = runs.experiment(budget, "cnn", n, s, permute=1.0, fit=True)
+        wanted["CNN", n, s, 1.0] = plan.fitted(budget, "cnn", n, s, permute=1.0)
         for name, (route, augment) in plan.prior_routes(budget).items():
             for p in ((0.0, 1.0) if name in plan.SHUFFLED_ROUTES else (0.0,)):
-                wanted[name, n, s, p] = runs.experiment(budget, "vit", n, s, route=route, augment=augment,
-                                                        permute=p, fit=True)
+                wanted[name, n, s, p] = plan.fitted(budget, "vit", n, s, route=route, augment=augment,
+                                                    permute=p)
     small, large = plan.locality_sizes(budget)
     for size in (small, large):
         for s in seeds:

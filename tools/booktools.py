@@ -686,14 +686,14 @@ def check_chapter(stem: str) -> list[str]:
 
 
 # The runs trained again on the other kernel set for the noise measurement, by chapter: the crossover
-# chapter's learning curves of both models on the plain images, its runs with the recipe switched and
-# its half-step runs, which its changes pair with them (its other worlds' groups count their seeds
-# only), and every run of the symmetry chapter.
+# chapter's learning curves of both models on the plain images and its runs of the recipe's comparison,
+# which its changes pair (its other worlds' groups count their seeds only; its one half-step run is not
+# measured), and every run of the symmetry chapter.
 OTHER_KERNEL_RUNS = {
     "crossover": ("from vitbias import chapters, profile, runs\n"
                   "wanted = chapters.chapter_runs('crossover', profile.budget())\n"
                   "runs.run_many([c for k, c in wanted.items() if isinstance(k, tuple) and k[0] != 'pretraining' "
-                  "and (len(k) < 4 or k[3] == 'plain')])\n"),
+                  "and k[1] != 'half steps' and (len(k) < 4 or k[3] == 'plain')])\n"),
     "symmetry": ("from vitbias import chapters, profile, runs\n"
                  "runs.run_many(list(chapters.chapter_runs('symmetry', profile.budget()).values()))\n"),
     "priors": ("from vitbias import chapters, profile, runs\n"

@@ -331,7 +331,6 @@ STEPS_READING = {
     "one, beyond": f"{{apart:.3f}} above the limit of {LIMITED} that we allow a doubling, so this seed's "
                    "point is still limited by our compute and may be a lower bound on what those images can "
                    "teach the TinyViT; one seed is not a test, though, and another could land below the limit"}
-SEED_WORDS = {1: "the first seed's TinyViT", 2: "the first two seeds' TinyViTs, on average,"}
 
 
 def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: dict, sd: dict) -> None:
@@ -361,8 +360,8 @@ def _data_hunger(found: Evidence, budget, done: dict, accuracy: dict, fitted: di
     gains = full - np.array([run.accuracy for run in half])  # (half-step seeds,)
     found.number("cross_steps_limited_at", LIMITED)
     found.number("cross_half_steps", half[0].config["train"]["steps"])
-    found.number("cross_half_seeds_text", SEED_WORDS.get(len(half), f"each of {len(half)} seeds' TinyViTs, on "
-                                                                        "average,"))
+    found.number("cross_half_seeds_text", "the first seed's TinyViT" if len(half) == 1 else
+                 f"the first {len(half)} seeds' TinyViTs, on average,")
     found.number("cross_half_same_text", "the same seed scored" if len(half) == 1 else
                  "the same seeds scored, on average,")
     # The half-step run is read with the sds of the full run at the same size (one seed has no spread of
@@ -562,6 +561,14 @@ def _recipe(found: Evidence, budget, done: dict, sd: dict) -> None:
                       sd["train" if kind == "train" else m, where],
                       what=f"{kind} accuracy of the {MODELS[m]} at {n:,} images, "
                            f"{'with' if aug else 'without'} crop and flip")
+    # The augmented runs train longer so as to fit: say which model does, and which falls short.
+    short = [MODELS[m] for m in MODELS if acc[m, True, "train"].mean() < FITS]
+    found.verdict("cross_recipe_aug_fit_text",
+                  "and with it both models fit their training images" if not short else
+                  f"and with it the {' and the '.join(n for n in MODELS.values() if n not in short)} "
+                  f"fits its training images, while the {' and the '.join(short)} still falls short of the "
+                  f"{FITS} we count as fitting" if len(short) < len(MODELS) else
+                  f"yet with it neither model reaches the {FITS} we count as fitting")
     found.claim(f"without crop and flip both models learn the recipe's set by heart, every seed at least "
                 f"{BY_HEART}", all(acc[m, False, "train"].min() >= BY_HEART for m in MODELS))
     found.claim(f"without crop and flip both models' test accuracy is more than {GENERALISES_WORSE} below "
